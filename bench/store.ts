@@ -1,0 +1,74 @@
+// Benchmark: reserve + settle round trips per second on the SQLite ledger, single process, on a
+// file-backed store (WAL, synchronous=NORMAL) in a temp dir and on :memory:.
+// Run: npx tsc -p . && node dist/bench/store.js [iterations]
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { finalizeConfig } from '../lib/config.js';
+import { Store } from '../lib/store/store.js';
+import type { UsageRecord } from '../lib/store/types.js';
+
+const iterations = Number(process.argv[2] ?? 20_000);
+
+const config = finalizeConfig(
+  {
+    providers: [{ id: 'sim', protocol: 'anthropic', simulated: true }],
+    models: [{ id: 'sim/model', deployments: [{ provider: 'sim', model: 'model' }], pricing: { input: 3, output: 15 } }],
+    orgs: [{ id: 'bench', credits: 1_000_000, spendCap: 900_000, projects: [{ id: 'p', spendCap: 800_000, environments: [{ id: 'e', spendCap: 700_000 }] }] }],
+    keys: [{ id: 'key_bench', key: 'bench-key-0123456789', org: 'bench', project: 'p', environment: 'e', spendCap: 600_000 }],
+  },
+  {},
+);
+
+function record(requestId: string, cost: number): UsageRecord {
+  return {
+    requestId,
+    keyId: 'key_bench',
+    org: 'bench',
+    project: 'p',
+    environment: 'e',
+    endpoint: 'messages',
+    modelRequested: 'sim/model',
+    modelServed: 'sim/model',
+    provider: 'sim',
+    inputTokens: 1200,
+    outputTokens: 350,
+    cacheReadTokens: 0,
+    cacheWriteTokens: 0,
+    reasoningTokens: 0,
+    webSearches: 0,
+    audioSeconds: null,
+    cost,
+    callName: null,
+    endUserId: null,
+    status: 200,
+    errorCode: null,
+    latencyMs: 420,
+  };
+}
+
+function run(label: string, url: string): void {
+  const store = new Store(url);
+  store.seed(config);
+  const key = store.findKey('bench-key-0123456789')!;
+  const ledger = store.ledger;
+  // warm up the statements and the page cache
+  for (let i = 0; i < 500; i++) ledger.settle(ledger.reserve({ requestId: `warm-${i}`, key, amount: 1_000_000 }), record(`warm-${i}`, 9_000));
+  const start = process.hrtime.bigint();
+  for (let i = 0; i < iterations; i++) {
+    const r = ledger.reserve({ requestId: `req-${i}`, key, amount: 1_000_000 });
+    ledger.settle(r, record(`req-${i}`, 9_000));
+  }
+  const ms = Number(process.hrtime.bigint() - start) / 1e6;
+  const perSec = Math.round((iterations * 1000) / ms);
+  console.log(`${label.padEnd(12)} ${iterations} reserve+settle in ${ms.toFixed(0)} ms: ${perSec} round trips/s (${(ms * 1000 / iterations).toFixed(1)} µs each)`);
+  store.close();
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'gateway-bench-'));
+try {
+  run('file (WAL)', `sqlite:${join(dir, 'gateway.db')}`);
+  run(':memory:', 'sqlite::memory:');
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}

@@ -1,0 +1,54 @@
+// Authentication and endpoint scopes. A credential comes in `Authorization: Bearer <key>` or
+// `x-api-key: <key>`; both present must hold the same key; a duplicated credential header is refused.
+import type { Scope } from './config.js';
+import type { RequestContext } from './context.js';
+import { GatewayError } from './errors.js';
+import type { KeyRecord } from './store/types.js';
+
+function headerValues(raw: readonly string[], name: string): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < raw.length; i += 2) if (raw[i]!.toLowerCase() === name) out.push(raw[i + 1]!);
+  return out;
+}
+
+/** The presented key, from the raw header list (so duplicates are visible). */
+export function presentedKey(raw: readonly string[]): string {
+  const auth = headerValues(raw, 'authorization');
+  const xkey = headerValues(raw, 'x-api-key');
+  if (auth.length > 1 || xkey.length > 1) {
+    throw new GatewayError('GW_ERR_AUTH_CONFLICT', 'The credential header appears more than once; send the API key exactly once, in `x-api-key` or `Authorization: Bearer`.');
+  }
+  let bearer: string | undefined;
+  if (auth.length === 1) {
+    const m = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(auth[0]!);
+    if (!m) throw new GatewayError('GW_ERR_AUTH_INVALID', 'The Authorization header must have the form `Bearer <API key>`.');
+    bearer = m[1];
+  }
+  const api = xkey.length === 1 ? xkey[0]!.trim() : undefined;
+  if (bearer !== undefined && api !== undefined && bearer !== api) {
+    throw new GatewayError('GW_ERR_AUTH_CONFLICT', 'The `x-api-key` and `Authorization` headers hold different keys; send one key, or the same key in both.');
+  }
+  const key = bearer ?? api;
+  if (!key) throw new GatewayError('GW_ERR_AUTH_MISSING', 'No API key: send it in `x-api-key` or `Authorization: Bearer <API key>`.');
+  return key;
+}
+
+export function authenticate(ctx: RequestContext): KeyRecord {
+  const key = ctx.services.store.findKey(presentedKey(ctx.rawHeaders));
+  if (!key) throw new GatewayError('GW_ERR_AUTH_INVALID', 'Invalid API key.');
+  ctx.key = key;
+  return key;
+}
+
+/** Endpoint allowlist: empty = unrestricted; `chat.completions` also grants `responses`. */
+export function hasScope(key: KeyRecord, scope: Scope): boolean {
+  if (key.scopes.length === 0) return true;
+  if (key.scopes.includes(scope)) return true;
+  return scope === 'responses' && key.scopes.includes('chat.completions');
+}
+
+export function requireScope(ctx: RequestContext, scope: Scope): void {
+  if (!ctx.key || !hasScope(ctx.key, scope)) {
+    throw new GatewayError('GW_ERR_SCOPE_DENIED', `This API key is not allowed to use the ${scope} endpoint (its endpoint allowlist excludes "${scope}").`);
+  }
+}

@@ -1,0 +1,48 @@
+// The chains of stages, one list per endpoint, in the order the design names them: parse, validate,
+// route, reserve credits, dispatch, provider-SSE decode, integrity check, re-encode, settle.
+import type { Config } from './config.js';
+import { Chain } from './pipeline.js';
+import { validateMessagesRequest } from './dialects/anthropic/validate.js';
+import { parseBody } from '../stages/parse-body.js';
+import { validate, type Validator } from '../stages/validate.js';
+import { route } from '../stages/route.js';
+import { reserveCredits } from '../stages/reserve-credits.js';
+import { dispatch } from '../stages/dispatch.js';
+import { sseDecode } from '../stages/sse-decode.js';
+import { providerDecode } from '../stages/provider-decode.js';
+import { integrity } from '../stages/integrity.js';
+import { encodeResponse } from '../stages/encode.js';
+import { settle } from '../stages/settle.js';
+import { countTokensUnavailable } from '../stages/count-tokens.js';
+import type { CanonicalEvent, CanonicalRequest, RawBody } from './chunks.js';
+import type { StageFactory } from './stage.js';
+
+const messagesValidator =
+  (countTokens: boolean): Validator =>
+  (raw, ctx) =>
+    validateMessagesRequest(raw.value, ctx.anthropic!, { betas: ctx.anthropic!.betas, countTokens });
+
+/** The generation part shared by every text endpoint: from the validated request to the client's bytes. */
+export function generationChain(config: Config, validator: StageFactory<RawBody, CanonicalRequest>): Chain<Buffer, string> {
+  return Chain.of(parseBody({ limit: config.maxBodyBytes }))
+    .then(validator)
+    .then(route())
+    .then(reserveCredits())
+    .then(dispatch())
+    .then(() => sseDecode())
+    .then(() => providerDecode())
+    .then((): ReturnType<StageFactory<CanonicalEvent, CanonicalEvent>> => integrity())
+    .then(encodeResponse())
+    .then(settle<string>());
+}
+
+export function buildMessagesChain(config: Config): Chain<Buffer, string> {
+  return generationChain(config, validate(messagesValidator(false)));
+}
+
+export function buildCountTokensChain(config: Config): Chain<Buffer, string> {
+  return Chain.of(parseBody({ limit: config.maxBodyBytes }))
+    .then(validate(messagesValidator(true)))
+    .then(route())
+    .then(countTokensUnavailable());
+}

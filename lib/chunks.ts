@@ -1,0 +1,156 @@
+// The typed values that flow between stages. Nothing here names a provider or a wire format: every
+// dialect converts its wire shapes to and from these types inside lib/dialects/<d>/.
+import type { GatewayError } from './errors.js';
+
+export type JsonValue = null | boolean | number | string | JsonValue[] | JsonObject;
+export interface JsonObject {
+  [key: string]: JsonValue;
+}
+
+/** The wire dialects: what a client speaks, and what an upstream deployment speaks. */
+export type DialectName = 'anthropic' | 'openai-chat' | 'openai-responses' | 'openai-transcriptions';
+
+/** A request body as received: parsed strictly, with its size. */
+export interface RawBody {
+  value: JsonValue;
+  bytes: number;
+}
+
+/**
+ * A validated request. `body` is the source dialect's wire body, untouched, so a same-dialect
+ * deployment receives it unchanged (only `model` and a capped `max_tokens` are replaced). The other
+ * fields are what routing, billing and translation need, extracted once by the validator.
+ */
+export interface CanonicalRequest {
+  source: DialectName;
+  body: JsonObject;
+  /** the model value as the client wrote it; null when omitted (auto-routing where the dialect allows) */
+  model: string | null;
+  stream: boolean;
+  /** the caller's output ceiling, if given */
+  maxTokens: number | null;
+  /** a manual thinking budget (Messages `thinking.budget_tokens`, Chat `reasoning.max_tokens`), if given */
+  thinkingBudget?: number | null;
+  /** hard needs that routing must honour */
+  needs: RequestNeeds;
+  /** an upper bound of input tokens, for reservations and context-length routing */
+  inputTokenBound: number;
+  /** maximum number of billable hosted-tool uses (web searches) */
+  hostedToolUses: number;
+  labels: { callName?: string; endUserId?: string };
+  /** dialect-specific header facts (betas, session id) the dispatcher forwards */
+  forward: ForwardInfo;
+}
+
+export interface RequestNeeds {
+  modalities: Set<'text' | 'image' | 'audio'>;
+  tools: boolean;
+  reasoning: boolean;
+  /** conversation replays model-bound signed thinking: auto-routing is refused */
+  signedThinking: boolean;
+  /** requested speed (`fast` needs a catalog model that lists it) */
+  speed?: string;
+}
+
+export interface ForwardInfo {
+  betas: string[];
+  /** other `anthropic-*` headers forwarded to anthropic deployments, lower-cased names */
+  headers: Record<string, string>;
+  sessionId?: string;
+}
+
+/** A deployment chosen for the request, in failover order. */
+export interface Deployment {
+  providerId: string;
+  protocol: 'anthropic' | 'openai';
+  api: 'messages' | 'chat' | 'responses' | 'transcriptions';
+  upstreamModel: string;
+}
+
+export interface RoutedRequest {
+  request: CanonicalRequest;
+  /** catalog id of the model that will serve */
+  modelId: string;
+  deployments: readonly Deployment[];
+  routed: boolean;
+  routingLatencyMs: number | null;
+  /** max_tokens after capping to the model's maximum; null when the caller gave none */
+  maxTokens: number | null;
+  maxTokensCappedTo: number | null;
+  thinkingBudget: number | null;
+}
+
+/** What the upstream decoder receives: one SSE message, or one whole JSON body. */
+export type UpstreamMessage =
+  | { kind: 'sse'; event: string | undefined; data: string }
+  | { kind: 'json'; body: string };
+
+/** Token usage normalised across dialects: `input` excludes cache reads and cache writes. */
+export interface Usage {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+  /** reasoning tokens, already counted inside `output` */
+  reasoning: number;
+  /** successful hosted web searches */
+  webSearches: number;
+}
+
+export function emptyUsage(): Usage {
+  return { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0, webSearches: 0 };
+}
+
+/**
+ * The frame as the upstream sent it, kept so a client of the same dialect receives it byte for byte
+ * (no re-serialisation of pass-through events). `parsed` is the strictly parsed `data`.
+ */
+export interface NativeFrame {
+  dialect: DialectName;
+  event: string;
+  data: string;
+  parsed: JsonObject;
+}
+
+/** Why generation stopped, in neutral words; `other` keeps a provider value the others lack. */
+export type StopReason =
+  | { kind: 'end' }
+  | { kind: 'length' }
+  | { kind: 'stop-sequence'; sequence: string | null }
+  | { kind: 'tool-calls' }
+  | { kind: 'content-filter' }
+  | { kind: 'pause' }
+  | { kind: 'other'; value: string };
+
+/** One content block of the answer, as it opens. Later deltas append to it. */
+export type CanonicalBlock =
+  | { kind: 'text'; text: string; citations?: JsonValue[] }
+  | { kind: 'thinking'; thinking: string; signature: string }
+  | { kind: 'redacted-thinking'; data: string }
+  | { kind: 'tool-call'; id: string; name: string; input: JsonObject | null }
+  /** server-tool blocks, compaction and future block types: opaque, dropped by translators */
+  | { kind: 'opaque'; value: JsonObject };
+
+interface Base {
+  native?: NativeFrame;
+}
+
+export type CanonicalEvent =
+  | (Base & { type: 'message-start'; id: string; model: string; usage: Usage })
+  | (Base & { type: 'block-start'; index: number; block: CanonicalBlock })
+  | (Base & { type: 'text-delta'; index: number; text: string })
+  | (Base & { type: 'thinking-delta'; index: number; text: string })
+  | (Base & { type: 'signature-delta'; index: number; signature: string })
+  | (Base & { type: 'tool-input-delta'; index: number; json: string })
+  | (Base & { type: 'citation-delta'; index: number; citation: JsonObject })
+  /** a delta type this gateway does not know yet: passed through to same-dialect clients */
+  | (Base & { type: 'opaque-delta'; index: number; delta: JsonObject })
+  | (Base & { type: 'block-stop'; index: number })
+  | (Base & { type: 'message-delta'; stop: StopReason | null; usage: Partial<Usage> })
+  | (Base & { type: 'message-stop' })
+  | (Base & { type: 'ping' })
+  /** an event type this gateway does not know yet */
+  | (Base & { type: 'opaque-event'; name: string; data: JsonObject })
+  | (Base & { type: 'error'; error: GatewayError });
+
+export type CanonicalEventType = CanonicalEvent['type'];

@@ -1,0 +1,237 @@
+// Configuration: one JSON file (or the built-in default), `${ENV}` substitution, validation against
+// lib/config.schema.json with ajv (errors name the path), cross-reference checks, then deep-freeze.
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Ajv, type ErrorObject } from 'ajv';
+import { GatewayError } from './errors.js';
+
+export type Modality = 'text' | 'image' | 'audio';
+export type Scope = 'messages' | 'chat.completions' | 'responses' | 'audio.transcriptions';
+
+export interface ProviderConfig {
+  id: string;
+  protocol: 'anthropic' | 'openai';
+  baseUrl?: string;
+  apiKey?: string;
+  simulated?: boolean;
+  timeoutMs?: number;
+  idleTimeoutMs?: number;
+  headers?: Record<string, string>;
+}
+
+export interface DeploymentConfig {
+  provider: string;
+  model: string;
+  api?: 'messages' | 'chat' | 'responses' | 'transcriptions';
+}
+
+export interface Pricing {
+  input?: number;
+  output?: number;
+  cacheRead?: number;
+  cacheWrite?: number;
+  perMinute?: number;
+  webSearch?: number;
+}
+
+export interface ModelConfig {
+  id: string;
+  family?: string;
+  displayName?: string;
+  created?: string;
+  aliases?: string[];
+  snapshots?: Record<string, string>;
+  deployments: DeploymentConfig[];
+  pricing?: Pricing;
+  input?: Modality[];
+  contextWindow?: number;
+  maxOutputTokens?: number;
+  reasoning?: boolean;
+  tools?: boolean;
+  speeds?: ('standard' | 'fast')[];
+}
+
+export interface EnvironmentConfig {
+  id: string;
+  spendCap?: number | null;
+}
+export interface ProjectConfig {
+  id: string;
+  spendCap?: number | null;
+  environments?: EnvironmentConfig[];
+}
+export interface OrgConfig {
+  id: string;
+  credits?: number;
+  spendCap?: number | null;
+  projects?: ProjectConfig[];
+}
+
+export interface KeyConfig {
+  id?: string;
+  key: string;
+  org: string;
+  project?: string;
+  environment?: string;
+  scopes?: Scope[];
+  models?: string[];
+  spendCap?: number | null;
+  rateLimit?: { rpm?: number; tpm?: number };
+}
+
+export interface Config {
+  listen: { host: string; port: number };
+  store: string;
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  shutdownGraceMs: number;
+  pingIntervalMs: number;
+  maxBodyBytes: number;
+  admin?: { key: string };
+  providers: ProviderConfig[];
+  models: ModelConfig[];
+  transcription?: { defaultModel?: string };
+  router?: { candidates?: string[] };
+  anthropicVersions?: string[];
+  orgs?: OrgConfig[];
+  keys?: KeyConfig[];
+}
+
+const schemaPath = fileURLToPath(new URL('./config.schema.json', import.meta.url));
+const schema = JSON.parse(readFileSync(schemaPath, 'utf8')) as object;
+const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: false });
+const validateSchema = ajv.compile<Config>(schema);
+
+function pathOf(err: ErrorObject): string {
+  // instancePath is a JSON Pointer (/models/0/pricing): turn it into models[0].pricing
+  const parts = err.instancePath.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  let out = '';
+  for (const p of parts) out += /^\d+$/.test(p) ? `[${p}]` : out ? `.${p}` : p;
+  if (err.keyword === 'additionalProperties') {
+    const extra = (err.params as { additionalProperty: string }).additionalProperty;
+    out = out ? `${out}.${extra}` : extra;
+  } else if (err.keyword === 'required') {
+    const missing = (err.params as { missingProperty: string }).missingProperty;
+    out = out ? `${out}.${missing}` : missing;
+  }
+  return out || '(root)';
+}
+
+function describe(err: ErrorObject): string {
+  if (err.keyword === 'additionalProperties') return 'unknown field';
+  if (err.keyword === 'required') return 'is required';
+  if (err.keyword === 'enum') return `must be one of ${JSON.stringify((err.params as { allowedValues: unknown[] }).allowedValues)}`;
+  return err.message ?? err.keyword;
+}
+
+function configError(message: string): GatewayError {
+  return new GatewayError('GW_ERR_CONFIG_INVALID', `Invalid configuration: ${message}`);
+}
+
+/** Replace `${NAME}` in every string with the environment value; a missing variable is an error naming the path. */
+export function substituteEnv(value: unknown, env: NodeJS.ProcessEnv, path = ''): unknown {
+  if (typeof value === 'string') {
+    return value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_m, name: string) => {
+      const v = env[name];
+      if (v === undefined) throw configError(`${path || '(root)'}: environment variable ${name} is not set`);
+      return v;
+    });
+  }
+  if (Array.isArray(value)) return value.map((v, i) => substituteEnv(v, env, `${path}[${i}]`));
+  if (value && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[k] = substituteEnv(v, env, path ? `${path}.${k}` : k);
+    return out;
+  }
+  return value;
+}
+
+function crossCheck(config: Config): void {
+  const providerIds = new Set<string>();
+  config.providers.forEach((p, i) => {
+    if (providerIds.has(p.id)) throw configError(`providers[${i}].id: duplicate provider id "${p.id}"`);
+    providerIds.add(p.id);
+    if (!p.simulated && !p.baseUrl) throw configError(`providers[${i}].baseUrl: is required unless "simulated" is true`);
+  });
+  const names = new Map<string, string>();
+  const claim = (name: string, owner: string, path: string): void => {
+    const prev = names.get(name);
+    if (prev !== undefined && prev !== owner) throw configError(`${path}: "${name}" already names model "${prev}"`);
+    names.set(name, owner);
+  };
+  config.models.forEach((m, i) => {
+    claim(m.id, m.id, `models[${i}].id`);
+    m.aliases?.forEach((a, j) => claim(a, m.id, `models[${i}].aliases[${j}]`));
+    m.deployments.forEach((d, j) => {
+      if (!providerIds.has(d.provider)) throw configError(`models[${i}].deployments[${j}].provider: unknown provider "${d.provider}"`);
+    });
+    const p = m.pricing;
+    const transcription = m.deployments.every((d) => d.api === 'transcriptions');
+    const priced = p !== undefined && ((p.input !== undefined && p.output !== undefined) || (transcription && p.perMinute !== undefined));
+    if (!priced) throw configError(`models[${i}].pricing: model "${m.id}" has no price (input and output per million tokens${transcription ? ', or perMinute' : ''}); an unpriced model is never served for free`);
+  });
+  const modelIds = new Set(config.models.map((m) => m.id));
+  config.models.forEach((m, i) => {
+    for (const [snap, target] of Object.entries(m.snapshots ?? {})) {
+      if (!modelIds.has(target)) throw configError(`models[${i}].snapshots.${snap}: unknown model "${target}"`);
+    }
+  });
+  config.router?.candidates?.forEach((c, i) => {
+    if (!modelIds.has(c)) throw configError(`router.candidates[${i}]: unknown model "${c}"`);
+  });
+  const dm = config.transcription?.defaultModel;
+  if (dm !== undefined && !modelIds.has(dm)) throw configError(`transcription.defaultModel: unknown model "${dm}"`);
+  const orgs = new Map((config.orgs ?? []).map((o) => [o.id, o]));
+  (config.keys ?? []).forEach((k, i) => {
+    const org = orgs.get(k.org);
+    if (!org) throw configError(`keys[${i}].org: unknown organization "${k.org}"`);
+    if (k.environment !== undefined && k.project === undefined) throw configError(`keys[${i}].environment: needs "project"`);
+    if (k.project !== undefined) {
+      const project = org.projects?.find((p) => p.id === k.project);
+      if (!project) throw configError(`keys[${i}].project: unknown project "${k.project}" in organization "${k.org}"`);
+      if (k.environment !== undefined && !project.environments?.some((e) => e.id === k.environment)) {
+        throw configError(`keys[${i}].environment: unknown environment "${k.environment}" in project "${k.project}"`);
+      }
+    }
+  });
+  const seen = new Set<string>();
+  (config.keys ?? []).forEach((k, i) => {
+    if (seen.has(k.key)) throw configError(`keys[${i}].key: the same key is listed twice`);
+    seen.add(k.key);
+  });
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
+}
+
+/** Validate a parsed config object (after env substitution) and freeze it. */
+export function finalizeConfig(raw: unknown, env: NodeJS.ProcessEnv = process.env): Config {
+  const substituted = substituteEnv(structuredClone(raw), env);
+  if (!validateSchema(substituted)) {
+    const errors = validateSchema.errors ?? [];
+    const lines = errors.filter((e) => e.keyword !== 'if').map((e) => `${pathOf(e)}: ${describe(e)}`);
+    throw configError([...new Set(lines)].join('; '));
+  }
+  crossCheck(substituted);
+  return deepFreeze(substituted);
+}
+
+export function loadConfigFile(file: string, env: NodeJS.ProcessEnv = process.env): Config {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw configError(`cannot read ${file}: ${(err as Error).message}`);
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (err) {
+    throw configError(`${file} is not valid JSON: ${(err as Error).message}`);
+  }
+  return finalizeConfig(raw, env);
+}

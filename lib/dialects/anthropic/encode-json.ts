@@ -1,0 +1,152 @@
+// The non-streaming Messages encoder: collects CanonicalEvents and writes one Message JSON at the
+// end. The envelope comes from message-start (the native envelope when the upstream spoke this
+// dialect), each block from its block-start (native block when present) plus its deltas, and
+// stop_reason / stop_sequence / usage (and any other message_delta fields) from message-delta. The
+// client's model value replaces the upstream one, private envelope fields are removed, and an
+// optional `gateway` object is added. An upstream `error` event is thrown: nothing was written yet.
+import type { CanonicalEvent, CanonicalEventType, JsonObject, JsonValue } from '../../chunks.js';
+import type { RequestContext } from '../../context.js';
+import type { Stage } from '../../stage.js';
+import { blockToWire, clientEnvelope, integrityError, isObject, parseObject, stopToWire, usageToWire } from './wire.js';
+
+export interface AnthropicJsonOptions {
+  /** the model value the client asked for; default `ctx.routed?.request.model` */
+  clientModel?: string | ((ctx: RequestContext) => string | undefined);
+  /** the `gateway` routing object, added at the top level when defined */
+  gatewayInfo?: (ctx: RequestContext) => JsonObject | undefined;
+}
+
+interface Block {
+  wire: JsonObject;
+  /** concatenated tool-input JSON */
+  json: string;
+  citationsCopied: boolean;
+}
+
+class Message {
+  envelope: JsonObject | undefined;
+  readonly blocks: (Block | undefined)[] = [];
+  done = false;
+
+  block(index: number): Block | undefined {
+    return this.blocks[index];
+  }
+}
+
+type Apply<T extends CanonicalEventType> = (m: Message, ev: Extract<CanonicalEvent, { type: T }>) => void;
+
+function text(value: JsonValue | undefined): string {
+  return typeof value === 'string' ? value : '';
+}
+
+/** Copy each key of `from` into `into` (existing keys keep their position). */
+function merge(into: JsonObject, from: JsonObject, skip?: readonly string[]): void {
+  for (const key of Object.keys(from)) if (skip === undefined || !skip.includes(key)) into[key] = from[key]!;
+}
+
+/** Usage values are cumulative and override; a null means "not reported" and keeps the earlier value. */
+function mergeUsage(into: JsonObject, from: JsonObject): void {
+  for (const key of Object.keys(from)) if (from[key] !== null) into[key] = from[key]!;
+}
+
+const APPLY: { [T in CanonicalEventType]: Apply<T> } = {
+  'message-start': (m, ev) => {
+    const native = ev.native?.dialect === 'anthropic' ? ev.native.parsed.message : undefined;
+    if (isObject(native)) {
+      m.envelope = { ...native };
+      if (isObject(native.usage)) m.envelope.usage = { ...native.usage };
+      return;
+    }
+    m.envelope = { id: ev.id, type: 'message', role: 'assistant', model: ev.model, content: [], stop_reason: null, stop_sequence: null, usage: usageToWire(ev.usage) };
+  },
+  'block-start': (m, ev) => {
+    const native = ev.native?.dialect === 'anthropic' ? ev.native.parsed.content_block : undefined;
+    const wire = isObject(native) ? { ...native } : blockToWire(ev.block);
+    m.blocks[ev.index] = wire === undefined ? undefined : { wire, json: '', citationsCopied: false };
+  },
+  'text-delta': (m, ev) => {
+    const b = m.block(ev.index);
+    if (b) b.wire.text = text(b.wire.text) + ev.text;
+  },
+  'thinking-delta': (m, ev) => {
+    const b = m.block(ev.index);
+    if (b) b.wire.thinking = text(b.wire.thinking) + ev.text;
+  },
+  'signature-delta': (m, ev) => {
+    const b = m.block(ev.index);
+    if (b) b.wire.signature = ev.signature;
+  },
+  'citation-delta': (m, ev) => {
+    const b = m.block(ev.index);
+    if (!b) return;
+    if (!b.citationsCopied) {
+      b.wire.citations = Array.isArray(b.wire.citations) ? [...b.wire.citations] : [];
+      b.citationsCopied = true;
+    }
+    (b.wire.citations as JsonValue[]).push(ev.citation);
+  },
+  'tool-input-delta': (m, ev) => {
+    const b = m.block(ev.index);
+    if (b) b.json += ev.json;
+  },
+  'opaque-delta': (m, ev) => {
+    // an unknown native delta (e.g. compaction_delta): its string fields append to the block's
+    if (ev.native?.dialect !== 'anthropic') return;
+    const b = m.block(ev.index);
+    if (!b) return;
+    for (const key of Object.keys(ev.delta)) {
+      const value = ev.delta[key];
+      if (key !== 'type' && typeof value === 'string') b.wire[key] = text(b.wire[key]) + value;
+    }
+  },
+  'block-stop': (m, ev) => {
+    const b = m.block(ev.index);
+    if (b && b.json !== '') b.wire.input = parseObject(b.json, `tool input of block ${ev.index}`);
+  },
+  'message-delta': (m, ev) => {
+    const envelope = m.envelope;
+    if (envelope === undefined) throw integrityError('message_delta before message_start');
+    const usage = isObject(envelope.usage) ? envelope.usage : (envelope.usage = {});
+    const native = ev.native?.dialect === 'anthropic' ? ev.native.parsed : undefined;
+    if (native !== undefined) {
+      if (isObject(native.delta)) merge(envelope, native.delta);
+      if (isObject(native.usage)) mergeUsage(usage, native.usage);
+      merge(envelope, native, ['type', 'delta', 'usage']);
+      return;
+    }
+    merge(envelope, stopToWire(ev.stop));
+    mergeUsage(usage, usageToWire(ev.usage));
+  },
+  'message-stop': (m) => {
+    m.done = true;
+  },
+  ping: () => undefined,
+  'opaque-event': () => undefined,
+  error: (_m, ev) => {
+    throw ev.error;
+  },
+};
+
+export function anthropicJsonEncode(opts: AnthropicJsonOptions = {}): Stage<CanonicalEvent, string> {
+  const m = new Message();
+  return {
+    name: 'anthropic-json-encode',
+    step(ev) {
+      (APPLY[ev.type] as (m: Message, ev: CanonicalEvent) => void)(m, ev);
+      return undefined;
+    },
+    flush(ctx) {
+      if (m.envelope === undefined) throw integrityError('the response has no message');
+      if (!m.done) throw integrityError('stream ended before message_stop');
+      const cm = opts.clientModel;
+      const clientModel = typeof cm === 'function' ? cm(ctx) : (cm ?? ctx.routed?.request.model ?? undefined);
+      const out = clientEnvelope(m.envelope, clientModel);
+      const content: JsonObject[] = [];
+      for (const b of m.blocks) if (b !== undefined) content.push(b.wire);
+      out.content = content;
+      const gateway = opts.gatewayInfo?.(ctx);
+      if (gateway !== undefined) out.gateway = gateway;
+      return [JSON.stringify(out)];
+    },
+  };
+}

@@ -1,0 +1,134 @@
+// CanonicalEvent → Messages SSE frames (`event: <name>\ndata: <data>\n\n`). Frames that came from an
+// Anthropic upstream are written byte for byte from `native.data`; only `message_start` is
+// re-serialised when its model must become the requested value or private envelope fields must go
+// (and `message_delta` when its usage carries private cost fields). Events translated from other
+// dialects are serialised from canonical fields, with block indexes renumbered because opaque
+// foreign blocks are dropped. Errors become `event: error` frames with the gateway request id.
+import type { CanonicalEvent, CanonicalEventType, JsonObject } from '../../chunks.js';
+import type { GatewayError } from '../../errors.js';
+import { anthropicErrorBody } from './errors.js';
+import {
+  PRIVATE_USAGE_KEYS,
+  blockToWire,
+  clientEnvelope,
+  envelopeUnchanged,
+  hasPrivateKeys,
+  isObject,
+  stopToWire,
+  usageToWire,
+  withoutKeys,
+} from './wire.js';
+
+export const ANTHROPIC_KEEPALIVE = 'event: ping\ndata: {"type": "ping"}\n\n';
+
+export interface AnthropicSseOptions {
+  /** the model value the client asked for, written into message_start; undefined keeps the upstream value */
+  clientModel: string | undefined;
+  /** the gateway request id, for `error` frames */
+  requestId: string;
+}
+
+function frame(event: string, data: string): string {
+  return 'event: ' + event + '\ndata: ' + data + '\n\n';
+}
+
+export class AnthropicSseEncoder {
+  readonly keepalive = ANTHROPIC_KEEPALIVE;
+  /** translated streams only: canonical block index → client index (undefined: dropped block) */
+  private readonly indexes: (number | undefined)[] = [];
+  private nextIndex = 0;
+
+  readonly clientModel: string | undefined;
+
+  constructor(private readonly opts: AnthropicSseOptions) {
+    this.clientModel = opts.clientModel;
+  }
+
+  /** The frame(s) for one event; '' when the event has nothing to say to a Messages client. */
+  encode(ev: CanonicalEvent): string {
+    if (ev.type === 'error') return this.fail(ev.error);
+    const native = ev.native;
+    if (native !== undefined && native.dialect === 'anthropic') {
+      if (ev.type === 'message-start') return this.nativeStart(native.parsed, native.data);
+      if (ev.type === 'message-delta') return this.nativeDelta(native.parsed, native.data);
+      return frame(native.event, native.data);
+    }
+    return this.translate(ev);
+  }
+
+  fail(err: GatewayError): string {
+    return frame('error', anthropicErrorBody(err, this.opts.requestId));
+  }
+
+  private nativeStart(parsed: JsonObject, data: string): string {
+    const message = parsed.message;
+    if (!isObject(message) || envelopeUnchanged(message, this.opts.clientModel)) return frame('message_start', data);
+    return frame('message_start', JSON.stringify({ ...parsed, message: clientEnvelope(message, this.opts.clientModel) }));
+  }
+
+  private nativeDelta(parsed: JsonObject, data: string): string {
+    const usage = parsed.usage;
+    if (!isObject(usage) || !hasPrivateKeys(usage, PRIVATE_USAGE_KEYS)) return frame('message_delta', data);
+    return frame('message_delta', JSON.stringify({ ...parsed, usage: withoutKeys(usage, PRIVATE_USAGE_KEYS) }));
+  }
+
+  private translate(ev: CanonicalEvent): string {
+    return (TRANSLATE[ev.type] as (enc: AnthropicSseEncoder, ev: CanonicalEvent) => string)(this, ev);
+  }
+
+  /** translated streams: give the next client index to canonical block `index` */
+  openIndex(index: number): number {
+    const client = this.nextIndex++;
+    this.indexes[index] = client;
+    return client;
+  }
+
+  clientIndex(index: number): number | undefined {
+    return this.indexes[index];
+  }
+
+  delta(canonicalIndex: number, delta: JsonObject): string {
+    const index = this.clientIndex(canonicalIndex);
+    if (index === undefined) return '';
+    return frame('content_block_delta', JSON.stringify({ type: 'content_block_delta', index, delta }));
+  }
+}
+
+type Translate<T extends CanonicalEventType> = (enc: AnthropicSseEncoder, ev: Extract<CanonicalEvent, { type: T }>) => string;
+
+/** Events from other dialects, one entry per canonical event type. */
+const TRANSLATE: { [T in CanonicalEventType]: Translate<T> } = {
+  'message-start': (enc, ev) => {
+    const message = {
+      id: ev.id,
+      type: 'message',
+      role: 'assistant',
+      model: enc.clientModel ?? ev.model,
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage: usageToWire(ev.usage),
+    };
+    return frame('message_start', JSON.stringify({ type: 'message_start', message }));
+  },
+  'block-start': (enc, ev) => {
+    const block = blockToWire(ev.block);
+    if (block === undefined) return ''; // opaque foreign block: dropped, and so are its deltas
+    return frame('content_block_start', JSON.stringify({ type: 'content_block_start', index: enc.openIndex(ev.index), content_block: block }));
+  },
+  'text-delta': (enc, ev) => enc.delta(ev.index, { type: 'text_delta', text: ev.text }),
+  'thinking-delta': (enc, ev) => enc.delta(ev.index, { type: 'thinking_delta', thinking: ev.text }),
+  'signature-delta': (enc, ev) => enc.delta(ev.index, { type: 'signature_delta', signature: ev.signature }),
+  'tool-input-delta': (enc, ev) => enc.delta(ev.index, { type: 'input_json_delta', partial_json: ev.json }),
+  'citation-delta': (enc, ev) => enc.delta(ev.index, { type: 'citations_delta', citation: ev.citation }),
+  'opaque-delta': () => '',
+  'block-stop': (enc, ev) => {
+    const index = enc.clientIndex(ev.index);
+    return index === undefined ? '' : frame('content_block_stop', JSON.stringify({ type: 'content_block_stop', index }));
+  },
+  'message-delta': (_enc, ev) => frame('message_delta', JSON.stringify({ type: 'message_delta', delta: stopToWire(ev.stop), usage: usageToWire(ev.usage) })),
+  'message-stop': () => frame('message_stop', '{"type":"message_stop"}'),
+  ping: () => ANTHROPIC_KEEPALIVE,
+  'opaque-event': () => '',
+  error: (enc, ev) => enc.fail(ev.error),
+};

@@ -1,0 +1,160 @@
+// Header and query rules of `POST /v1/messages` and `/v1/messages/count_tokens`, checked on Node's
+// raw header list so duplicated singleton headers are seen (req.headers joins or drops them).
+import { GatewayError } from '../../errors.js';
+import { shorten } from './validate-util.js';
+
+export const BASE_VERSION = '2023-06-01';
+
+export interface MessagesHeaderInfo {
+  /** the accepted `anthropic-version` value the client sent */
+  version: string;
+  /** `anthropic-beta` ids, trimmed, in order, first occurrence kept */
+  betas: string[];
+  /** trimmed `x-claude-code-session-id` */
+  sessionId: string | undefined;
+  /** other `anthropic-*` headers, lower-case names (not `anthropic-version` / `anthropic-beta`) */
+  forward: Record<string, string>;
+}
+
+const SESSION_MAX = 256;
+/** a beta id: visible ASCII, no separators that would change the list's meaning */
+const BETA_ID = /^[\x21-\x2b\x2d-\x7e]+$/;
+
+function headerError(name: string, message: string): GatewayError {
+  return new GatewayError('GW_ERR_HEADER_INVALID', `${name}: ${message}`, { param: name });
+}
+
+function contentTypeError(message: string): GatewayError {
+  return new GatewayError('GW_ERR_CONTENT_TYPE_INVALID', `content-type: ${message}`, { param: 'content-type' });
+}
+
+function versionGuidance(accepted: readonly string[]): string {
+  const list = accepted.map((v) => `\`${v}\``).join(', ');
+  return (
+    `Accepted values: ${list}. Set the request header \`anthropic-version: ${BASE_VERSION}\` ` +
+    `(the Anthropic SDKs and Claude Code send it themselves; with curl add \`-H 'anthropic-version: ${BASE_VERSION}'\`).`
+  );
+}
+
+/**
+ * rawHeaders is Node's req.rawHeaders ([name, value, ...]); acceptedVersions from config
+ * ('2023-06-01' always included). Throws GatewayError.
+ */
+export function validateMessagesHeaders(
+  rawHeaders: readonly string[],
+  acceptedVersions: readonly string[],
+  opts: { requireContentType: boolean },
+): MessagesHeaderInfo {
+  let contentType: string | undefined;
+  let version: string | undefined;
+  let beta: string | undefined;
+  let session: string | undefined;
+  const forward: Record<string, string> = {};
+
+  for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
+    const name = (rawHeaders[i] as string).toLowerCase();
+    const value = (rawHeaders[i + 1] as string).trim();
+    switch (name) {
+      case 'content-type':
+        if (contentType !== undefined) throw contentTypeError('the header appears more than once; send it exactly once');
+        contentType = value;
+        break;
+      case 'anthropic-version':
+        if (version !== undefined) throw headerError(name, 'the header appears more than once; send it exactly once');
+        version = value;
+        break;
+      case 'anthropic-beta':
+        if (beta !== undefined) {
+          throw headerError(name, 'the header appears more than once; send one header with a comma-separated list of beta ids');
+        }
+        beta = value;
+        break;
+      case 'x-claude-code-session-id':
+        if (session !== undefined) throw headerError(name, 'the header appears more than once; send it exactly once');
+        session = value;
+        break;
+      default:
+        if (name.startsWith('anthropic-')) {
+          forward[name] = Object.hasOwn(forward, name) ? `${forward[name]}, ${value}` : value;
+        }
+    }
+  }
+
+  if (opts.requireContentType) checkContentType(contentType);
+
+  const accepted = acceptedVersions.includes(BASE_VERSION) ? acceptedVersions : [BASE_VERSION, ...acceptedVersions];
+  if (version === undefined) {
+    throw headerError('anthropic-version', `the header is required. ${versionGuidance(accepted)}`);
+  }
+  if (!accepted.includes(version)) {
+    throw headerError('anthropic-version', `\`${shorten(version)}\` is not an accepted version. ${versionGuidance(accepted)}`);
+  }
+
+  let sessionId: string | undefined;
+  if (session !== undefined) {
+    if (session.length === 0 || session.length > SESSION_MAX) {
+      throw headerError('x-claude-code-session-id', `must be 1 to ${SESSION_MAX} characters after trimming, got ${session.length}`);
+    }
+    sessionId = session;
+  }
+
+  return { version, betas: beta === undefined ? [] : parseBetas(beta), sessionId, forward };
+}
+
+function checkContentType(value: string | undefined): void {
+  if (value === undefined) {
+    throw contentTypeError('the header is required; send `content-type: application/json`');
+  }
+  const semi = value.indexOf(';');
+  const type = (semi === -1 ? value : value.slice(0, semi)).trim().toLowerCase();
+  if (type !== 'application/json') {
+    throw contentTypeError(
+      `must be \`application/json\` (parameters such as \`; charset=utf-8\` are allowed), got \`${shorten(value)}\``,
+    );
+  }
+}
+
+/**
+ * `a, b,c` → ['a', 'b', 'c']; duplicates keep their first position. A wholly empty header means no
+ * betas; an empty item inside a list (`a,,b`, `a,`) is an error.
+ */
+function parseBetas(value: string): string[] {
+  if (value === '') return [];
+  const out: string[] = [];
+  const seen = new Set<string>();
+  const items = value.split(',');
+  for (let i = 0; i < items.length; i++) {
+    const id = (items[i] as string).trim();
+    if (id === '') throw headerError('anthropic-beta', `item ${i + 1} is empty; send comma-separated, non-empty beta ids`);
+    if (!BETA_ID.test(id)) {
+      throw headerError('anthropic-beta', `item ${i + 1} is not a valid beta id (visible ASCII without spaces or commas)`);
+    }
+    if (!seen.has(id)) {
+      seen.add(id);
+      out.push(id);
+    }
+  }
+  return out;
+}
+
+/** query rule of /v1/messages and count_tokens: `beta` at most once and equal to `true`; any other parameter rejected */
+export function validateMessagesQuery(query: URLSearchParams): void {
+  let betaSeen = false;
+  for (const [name, value] of query) {
+    if (name !== 'beta') {
+      const shown = shorten(name);
+      throw new GatewayError('GW_ERR_QUERY_INVALID', `${shown}: unknown query parameter; only \`beta=true\` is accepted here`, {
+        param: shown,
+      });
+    }
+    if (betaSeen) {
+      throw new GatewayError('GW_ERR_QUERY_INVALID', 'beta: the query parameter appears more than once; send `beta=true` at most once', {
+        param: 'beta',
+      });
+    }
+    if (value !== 'true') {
+      throw new GatewayError('GW_ERR_QUERY_INVALID', 'beta: the query parameter must be `true` when given', { param: 'beta' });
+    }
+    betaSeen = true;
+  }
+}

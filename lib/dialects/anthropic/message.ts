@@ -1,0 +1,63 @@
+// A non-streaming Anthropic Message → the same CanonicalEvent sequence a stream gives: message-start,
+// one block-start (carrying the COMPLETE block) + block-stop per content block, message-delta,
+// message-stop. Native frames are shaped like the stream events they stand for
+// (`parsed.message` is the envelope with `content: []`, `parsed.content_block` the whole block), so
+// the Messages encoders rebuild the original exactly; their `data` is serialised only if read.
+import type { CanonicalEvent, JsonObject, JsonValue } from '../../chunks.js';
+import { checkEnvelope } from './events.js';
+import { blockFromWire, fullUsageFromWire, integrityError, isObject, objectField, parseObject, stopFromWire, syntheticFrame, usageFromWire } from './wire.js';
+
+function checkTokens(usage: JsonObject, key: string): void {
+  const value = usage[key];
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) {
+    throw integrityError(`message.usage.${key} must be a non-negative integer`);
+  }
+}
+
+export function decodeAnthropicMessage(body: string): CanonicalEvent[] {
+  const message = parseObject(body, 'message');
+  const { id, model } = checkEnvelope(message, 'message');
+  const stopReason = message.stop_reason;
+  if (typeof stopReason !== 'string') throw integrityError('message.stop_reason must be a string');
+  const stopSequence = message.stop_sequence ?? null;
+  if (stopSequence !== null && typeof stopSequence !== 'string') throw integrityError('message.stop_sequence must be a string or null');
+  const usage = objectField(message, 'usage', 'message');
+  checkTokens(usage, 'input_tokens');
+  checkTokens(usage, 'output_tokens');
+
+  const envelope: JsonObject = {};
+  for (const key of Object.keys(message)) envelope[key] = key === 'content' ? [] : message[key]!;
+  const content = message.content as JsonValue[];
+  const events: CanonicalEvent[] = [
+    {
+      type: 'message-start',
+      id,
+      model,
+      usage: fullUsageFromWire(usage, 'message.usage'),
+      native: syntheticFrame('message_start', { type: 'message_start', message: envelope }),
+    },
+  ];
+  for (let index = 0; index < content.length; index++) {
+    const block = content[index];
+    if (!isObject(block)) throw integrityError(`message.content[${index}] must be an object`);
+    events.push(
+      {
+        type: 'block-start',
+        index,
+        block: blockFromWire(block, `message.content[${index}]`),
+        native: syntheticFrame('content_block_start', { type: 'content_block_start', index, content_block: block }),
+      },
+      { type: 'block-stop', index, native: syntheticFrame('content_block_stop', { type: 'content_block_stop', index }) },
+    );
+  }
+  events.push(
+    {
+      type: 'message-delta',
+      stop: stopFromWire(stopReason, stopSequence, 'message'),
+      usage: usageFromWire(usage, 'message.usage'),
+      native: syntheticFrame('message_delta', { type: 'message_delta', delta: { stop_reason: stopReason, stop_sequence: stopSequence }, usage }),
+    },
+    { type: 'message-stop', native: syntheticFrame('message_stop', { type: 'message_stop' }) },
+  );
+  return events;
+}

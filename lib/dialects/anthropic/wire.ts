@@ -1,0 +1,223 @@
+// Shared pieces of the Anthropic Messages wire format: strict parsing into objects, field checks,
+// usage and stop-reason tables in both directions, canonical block ⇄ wire block, and the
+// provider-private envelope keys that never reach a client. Used by the decoders and both encoders.
+import type { CanonicalBlock, JsonObject, JsonValue, NativeFrame, StopReason, Usage } from '../../chunks.js';
+import { createError, type GatewayError } from '../../errors.js';
+import { JsonSyntaxError, parseStrict } from '../../json/strict-parse.js';
+
+/** GW_ERR_INTEGRITY with a precise detail ("The provider response failed an integrity check: <detail>"). */
+export function integrityError(detail: string, cause?: unknown): GatewayError {
+  const err = createError('GW_ERR_INTEGRITY', detail, cause === undefined ? undefined : { cause });
+  err.providerWork = true;
+  return err;
+}
+
+export function isObject(value: JsonValue | undefined): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Strictly parse provider JSON that must be an object (duplicate keys, NaN/Infinity → integrity error). */
+export function parseObject(text: string, what: string): JsonObject {
+  let value: JsonValue;
+  try {
+    value = parseStrict(text);
+  } catch (err) {
+    if (err instanceof JsonSyntaxError) throw integrityError(`${what}: invalid JSON at ${err.path || '(root)'}: ${err.reason}`, err);
+    throw integrityError(`${what}: invalid JSON`, err);
+  }
+  if (!isObject(value)) throw integrityError(`${what}: expected a JSON object`);
+  return value;
+}
+
+export function objectField(obj: JsonObject, key: string, where: string): JsonObject {
+  const value = obj[key];
+  if (!isObject(value)) throw integrityError(`${where}.${key} must be an object`);
+  return value;
+}
+
+export function stringField(obj: JsonObject, key: string, where: string): string {
+  const value = obj[key];
+  if (typeof value !== 'string') throw integrityError(`${where}.${key} must be a string`);
+  return value;
+}
+
+export function indexField(obj: JsonObject, where: string): number {
+  const value = obj.index;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) {
+    throw integrityError(`${where}.index must be a non-negative integer`);
+  }
+  return value;
+}
+
+const USAGE_KEYS = [
+  ['input_tokens', 'input'],
+  ['output_tokens', 'output'],
+  ['cache_read_input_tokens', 'cacheRead'],
+  ['cache_creation_input_tokens', 'cacheWrite'],
+] as const;
+
+/**
+ * The usage fields present in a wire usage object (`input_tokens` excludes cache, as canonical
+ * `input` does). Null or absent fields are left out; a present non-number is an integrity error.
+ * Range checks (non-negative integers) belong to the integrity stage.
+ */
+export function usageFromWire(usage: JsonObject, where: string): Partial<Usage> {
+  const out: Partial<Usage> = {};
+  for (const [wire, key] of USAGE_KEYS) {
+    const value = usage[wire];
+    if (value === undefined || value === null) continue;
+    if (typeof value !== 'number') throw integrityError(`${where}.${wire} must be a number`);
+    out[key] = value;
+  }
+  const server = usage.server_tool_use;
+  if (isObject(server)) {
+    const searches = server.web_search_requests;
+    if (typeof searches === 'number') out.webSearches = searches;
+    else if (searches !== undefined && searches !== null) throw integrityError(`${where}.server_tool_use.web_search_requests must be a number`);
+  }
+  return out;
+}
+
+/** A complete usage (message start): input and output tokens are required. */
+export function fullUsageFromWire(usage: JsonObject, where: string): Usage {
+  const part = usageFromWire(usage, where);
+  if (part.input === undefined) throw integrityError(`${where}.input_tokens is required`);
+  if (part.output === undefined) throw integrityError(`${where}.output_tokens is required`);
+  return {
+    input: part.input,
+    output: part.output,
+    cacheRead: part.cacheRead ?? 0,
+    cacheWrite: part.cacheWrite ?? 0,
+    reasoning: 0,
+    webSearches: part.webSearches ?? 0,
+  };
+}
+
+export function usageToWire(usage: Partial<Usage>): JsonObject {
+  const out: JsonObject = {};
+  if (usage.input !== undefined) out.input_tokens = usage.input;
+  if (usage.cacheWrite !== undefined) out.cache_creation_input_tokens = usage.cacheWrite;
+  if (usage.cacheRead !== undefined) out.cache_read_input_tokens = usage.cacheRead;
+  if (usage.output !== undefined) out.output_tokens = usage.output;
+  if (usage.webSearches) out.server_tool_use = { web_search_requests: usage.webSearches };
+  return out;
+}
+
+const STOP_FROM_WIRE: Record<string, StopReason> = {
+  end_turn: { kind: 'end' },
+  max_tokens: { kind: 'length' },
+  tool_use: { kind: 'tool-calls' },
+  pause_turn: { kind: 'pause' },
+  refusal: { kind: 'content-filter' },
+};
+
+export function stopFromWire(reason: JsonValue | undefined, sequence: JsonValue | undefined, where: string): StopReason | null {
+  if (reason === null || reason === undefined) return null;
+  if (typeof reason !== 'string') throw integrityError(`${where}.stop_reason must be a string or null`);
+  if (reason === 'stop_sequence') return { kind: 'stop-sequence', sequence: typeof sequence === 'string' ? sequence : null };
+  return Object.hasOwn(STOP_FROM_WIRE, reason) ? { ...STOP_FROM_WIRE[reason]! } : { kind: 'other', value: reason };
+}
+
+const STOP_TO_WIRE: Record<Exclude<StopReason['kind'], 'other'>, string> = {
+  end: 'end_turn',
+  length: 'max_tokens',
+  'stop-sequence': 'stop_sequence',
+  'tool-calls': 'tool_use',
+  pause: 'pause_turn',
+  'content-filter': 'refusal',
+};
+
+export function stopToWire(stop: StopReason | null): { stop_reason: string | null; stop_sequence: string | null } {
+  if (stop === null) return { stop_reason: null, stop_sequence: null };
+  if (stop.kind === 'other') return { stop_reason: stop.value, stop_sequence: null };
+  return { stop_reason: STOP_TO_WIRE[stop.kind], stop_sequence: stop.kind === 'stop-sequence' ? stop.sequence : null };
+}
+
+/** A wire content block (as opened in a stream, or complete in a Message) → CanonicalBlock. */
+export function blockFromWire(block: JsonObject, where: string): CanonicalBlock {
+  switch (block.type) {
+    case 'text': {
+      const text = stringField(block, 'text', where);
+      const citations = block.citations;
+      if (Array.isArray(citations)) return { kind: 'text', text, citations };
+      return { kind: 'text', text };
+    }
+    case 'thinking':
+      return { kind: 'thinking', thinking: stringField(block, 'thinking', where), signature: typeof block.signature === 'string' ? block.signature : '' };
+    case 'redacted_thinking':
+      return { kind: 'redacted-thinking', data: stringField(block, 'data', where) };
+    case 'tool_use': {
+      // id and name are checked (present, unique) by the integrity stage
+      const input = block.input;
+      if (input !== undefined && input !== null && !isObject(input)) throw integrityError(`${where}.input must be an object`);
+      return { kind: 'tool-call', id: typeof block.id === 'string' ? block.id : '', name: typeof block.name === 'string' ? block.name : '', input: input ?? null };
+    }
+    default:
+      if (typeof block.type !== 'string') throw integrityError(`${where}.type must be a string`);
+      return { kind: 'opaque', value: block };
+  }
+}
+
+/** CanonicalBlock → wire block for a client of this dialect; undefined for opaque blocks of other dialects. */
+export function blockToWire(block: CanonicalBlock): JsonObject | undefined {
+  switch (block.kind) {
+    case 'text':
+      return block.citations ? { type: 'text', text: block.text, citations: block.citations } : { type: 'text', text: block.text };
+    case 'thinking':
+      return { type: 'thinking', thinking: block.thinking, signature: block.signature };
+    case 'redacted-thinking':
+      return { type: 'redacted_thinking', data: block.data };
+    case 'tool-call':
+      return { type: 'tool_use', id: block.id, name: block.name, input: block.input ?? {} };
+    case 'opaque':
+      return undefined;
+  }
+}
+
+/** Provider-private keys removed from the envelope (message object and its usage) only, never from content. */
+export const PRIVATE_ENVELOPE_KEYS: readonly string[] = ['cost', 'cost_details'];
+export const PRIVATE_USAGE_KEYS: readonly string[] = ['cost', 'cost_details'];
+
+export function hasPrivateKeys(obj: JsonObject, keys: readonly string[]): boolean {
+  for (const key of keys) if (Object.hasOwn(obj, key)) return true;
+  return false;
+}
+
+/** A copy of `obj` (key order kept) without `keys`. */
+export function withoutKeys(obj: JsonObject, keys: readonly string[]): JsonObject {
+  const out: JsonObject = {};
+  for (const key of Object.keys(obj)) if (!keys.includes(key)) out[key] = obj[key]!;
+  return out;
+}
+
+/**
+ * The message envelope a client sees: `model` replaced by the requested value (when given), private
+ * envelope keys and private usage keys removed. Key order is kept; `content` is left as it is.
+ */
+export function clientEnvelope(message: JsonObject, clientModel: string | undefined): JsonObject {
+  const out = withoutKeys(message, PRIVATE_ENVELOPE_KEYS);
+  if (clientModel !== undefined) out.model = clientModel;
+  if (isObject(out.usage)) out.usage = withoutKeys(out.usage, PRIVATE_USAGE_KEYS);
+  return out;
+}
+
+/** True when `clientEnvelope` would change nothing (the frame can then be written byte for byte). */
+export function envelopeUnchanged(message: JsonObject, clientModel: string | undefined): boolean {
+  if (clientModel !== undefined && message.model !== clientModel) return false;
+  if (hasPrivateKeys(message, PRIVATE_ENVELOPE_KEYS)) return false;
+  return !isObject(message.usage) || !hasPrivateKeys(message.usage, PRIVATE_USAGE_KEYS);
+}
+
+/** A native frame built from an object (non-streaming input): `data` is serialised only if read. */
+export function syntheticFrame(event: string, parsed: JsonObject): NativeFrame {
+  let data: string | undefined;
+  return {
+    dialect: 'anthropic',
+    event,
+    parsed,
+    get data(): string {
+      data ??= JSON.stringify(parsed);
+      return data;
+    },
+  };
+}

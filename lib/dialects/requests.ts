@@ -1,0 +1,33 @@
+// Registry of request encoders: (client dialect, deployment API) → the upstream request. A
+// same-dialect pair forwards the validated body natively; other pairs translate.
+import type { Deployment, DialectName, RoutedRequest } from '../chunks.js';
+import { GatewayError } from '../errors.js';
+import { anthropicNative } from './anthropic/request.js';
+
+export interface UpstreamCall {
+  body: string;
+  /** protocol-specific headers (betas, forwarded headers); auth and content-type are added by dispatch */
+  headers: Record<string, string>;
+  stream: boolean;
+}
+
+export type RequestEncoder = (routed: RoutedRequest, deployment: Deployment) => UpstreamCall;
+type Pair = `${DialectName}>${Deployment['api']}`;
+
+const encoders = new Map<Pair, RequestEncoder>([['anthropic>messages', anthropicNative]]);
+
+export function registerRequestEncoder(source: DialectName, api: Deployment['api'], encoder: RequestEncoder): void {
+  encoders.set(`${source}>${api}`, encoder);
+}
+
+export function canEncode(source: DialectName, api: Deployment['api']): boolean {
+  return encoders.has(`${source}>${api}`);
+}
+
+export function encodeUpstreamRequest(routed: RoutedRequest, deployment: Deployment): UpstreamCall {
+  const encoder = encoders.get(`${routed.request.source}>${deployment.api}`);
+  if (!encoder) {
+    throw new GatewayError('GW_ERR_CAPABILITY_REJECTED', `capability_rejected: model: model "${routed.modelId}" is served through the ${deployment.api} API, which this endpoint cannot reach yet. Pin another model or use another endpoint.`, { param: 'model' });
+  }
+  return encoder(routed, deployment);
+}

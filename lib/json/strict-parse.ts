@@ -1,0 +1,386 @@
+// A strict RFC 8259 JSON parser. Unlike JSON.parse it rejects duplicate object keys, non-finite
+// numbers, a byte order mark and invalid UTF-8, and every error names the JSON path and the UTF-8
+// byte offset where it was found. It runs on every request body and upstream event, so the hot loop
+// scans a string with charCodeAt, slices escape-free strings directly and keeps the path as a stack of
+// segments, formatted only when throwing.
+import type { JsonObject, JsonValue } from '../chunks.js';
+import { formatPath } from './path.js';
+
+export { formatPath } from './path.js';
+
+export class JsonSyntaxError extends Error {
+  /** path of the value where the error is, '' for the root (shown as "(root)" in the message) */
+  readonly path: string;
+  /** UTF-8 byte offset in the input (for string input: in its UTF-8 encoding) */
+  readonly offset: number;
+  /** what is wrong, without the location */
+  readonly reason: string;
+  constructor(reason: string, path: string, offset: number) {
+    super(`at byte ${offset} (${path === '' ? 'root' : path}): ${reason}`);
+    this.name = 'JsonSyntaxError';
+    this.path = path;
+    this.offset = offset;
+    this.reason = reason;
+  }
+}
+
+export interface StrictParseOptions {
+  /** maximum nesting of arrays and objects; default 512 */
+  maxDepth?: number;
+}
+
+const DEFAULT_MAX_DEPTH = 512;
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+// Parser state. Parsing is synchronous and never re-entered, so module-level state is safe and fast.
+let src = '';
+let pos = 0;
+let len = 0;
+let maxDepth = DEFAULT_MAX_DEPTH;
+/** number of valid segments in `segs`: the path of the value being parsed */
+let depth = 0;
+const segs: (string | number)[] = [];
+
+/** Parse strict JSON. Throws JsonSyntaxError. `input` may be a Buffer/Uint8Array (UTF-8 bytes) or a string. */
+export function parseStrict(input: string | Uint8Array, opts?: StrictParseOptions): JsonValue {
+  const limit = opts?.maxDepth ?? DEFAULT_MAX_DEPTH;
+  if (typeof input === 'string') return run(input, limit);
+  if (input.length >= 3 && input[0] === 0xef && input[1] === 0xbb && input[2] === 0xbf) {
+    throw new JsonSyntaxError('a byte order mark is not allowed', '', 0);
+  }
+  let text: string;
+  try {
+    text = utf8.decode(input);
+  } catch {
+    return locateInvalidUtf8(input, limit);
+  }
+  return run(text, limit);
+}
+
+function run(text: string, limit: number): JsonValue {
+  src = text;
+  pos = 0;
+  len = text.length;
+  maxDepth = limit;
+  depth = 0;
+  try {
+    if (len > 0 && text.charCodeAt(0) === 0xfeff) fail('a byte order mark is not allowed', 0);
+    const value = parseValue();
+    skipWs();
+    if (pos < len) {
+      depth = 0;
+      fail(`unexpected ${describe(pos)} after the JSON value`, pos);
+    }
+    return value;
+  } catch (err) {
+    if (err instanceof RangeError) {
+      fail(`nesting too deep for the stack (depth ${depth})`, pos); // only with a very large maxDepth
+    }
+    throw err;
+  } finally {
+    // do not keep the input (or key slices of it) alive
+    src = '';
+    segs.length = 0;
+  }
+}
+
+function fail(reason: string, at: number, pathDepth: number = depth): never {
+  const offset = Buffer.byteLength(src.slice(0, at), 'utf8');
+  throw new JsonSyntaxError(reason, formatPath(segs.slice(0, pathDepth)), offset);
+}
+
+function describe(at: number): string {
+  if (at >= len) return 'end of input';
+  const c = src.codePointAt(at) as number;
+  if (c < 0x20 || c === 0x7f) return `control character U+${c.toString(16).toUpperCase().padStart(4, '0')}`;
+  return `character ${JSON.stringify(String.fromCodePoint(c))}`;
+}
+
+function skipWs(): void {
+  let c = src.charCodeAt(pos);
+  while (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) c = src.charCodeAt(++pos);
+}
+
+function parseValue(): JsonValue {
+  let c = src.charCodeAt(pos);
+  if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) {
+    skipWs();
+    c = src.charCodeAt(pos);
+  }
+  if (c === 0x22) return parseString();
+  if (c === 0x7b) return parseObject();
+  if (c === 0x5b) return parseArray();
+  if ((c >= 0x30 && c <= 0x39) || c === 0x2d) return parseNumber();
+  if (c === 0x74) return literal('true', true);
+  if (c === 0x66) return literal('false', false);
+  if (c === 0x6e) return literal('null', null);
+  return unexpectedValue();
+}
+
+function unexpectedValue(): never {
+  if (src.startsWith('NaN', pos)) fail('NaN is not valid JSON', pos);
+  if (src.startsWith('Infinity', pos)) fail('Infinity is not valid JSON', pos);
+  const c = src.charCodeAt(pos);
+  if (c === 0x27) fail('strings must use double quotes', pos);
+  if (c === 0x2f) fail('comments are not allowed', pos);
+  if (c === 0x2b) fail('a number cannot start with "+"', pos);
+  if (c === 0x2e) fail('a number cannot start with "."', pos);
+  fail(`unexpected ${describe(pos)}, expected a JSON value`, pos);
+}
+
+function literal<T extends JsonValue>(word: string, value: T): T {
+  if (src.startsWith(word, pos)) {
+    pos += word.length;
+    return value;
+  }
+  let i = 1;
+  while (src.charCodeAt(pos + i) === word.charCodeAt(i)) i++;
+  return fail(`invalid literal, expected "${word}" but found ${describe(pos + i)}`, pos + i);
+}
+
+function parseArray(): JsonValue[] {
+  if (depth >= maxDepth) fail(`nesting deeper than ${maxDepth}`, pos);
+  pos++;
+  const arr: JsonValue[] = [];
+  skipWs();
+  if (src.charCodeAt(pos) === 0x5d) {
+    pos++;
+    return arr;
+  }
+  const d = depth++;
+  for (let i = 0; ; i++) {
+    segs[d] = i;
+    arr.push(parseValue());
+    skipWs();
+    const c = src.charCodeAt(pos);
+    if (c === 0x2c) {
+      const comma = pos++;
+      skipWs();
+      if (src.charCodeAt(pos) === 0x5d) fail('trailing comma in array', comma, d);
+      continue;
+    }
+    depth = d;
+    if (c === 0x5d) {
+      pos++;
+      return arr;
+    }
+    fail(`expected "," or "]" after an array element, found ${describe(pos)}`, pos);
+  }
+}
+
+function parseObject(): JsonObject {
+  if (depth >= maxDepth) fail(`nesting deeper than ${maxDepth}`, pos);
+  pos++;
+  const obj: JsonObject = {};
+  skipWs();
+  let c = src.charCodeAt(pos);
+  if (c === 0x7d) {
+    pos++;
+    return obj;
+  }
+  const d = depth;
+  let comma = -1;
+  for (;;) {
+    if (c !== 0x22) {
+      if (c === 0x7d && comma >= 0) fail('trailing comma in object', comma);
+      if (c === 0x27) fail('object keys must use double quotes', pos);
+      if (c === 0x2f) fail('comments are not allowed', pos);
+      fail(`expected a string key, found ${describe(pos)}`, pos);
+    }
+    const keyAt = pos;
+    const key = parseString();
+    segs[d] = key;
+    depth = d + 1;
+    if (Object.hasOwn(obj, key)) fail(`duplicate key ${JSON.stringify(key)}`, keyAt);
+    skipWs();
+    if (src.charCodeAt(pos) !== 0x3a) fail(`expected ":" after an object key, found ${describe(pos)}`, pos);
+    pos++;
+    const value = parseValue();
+    if (key === '__proto__') {
+      Object.defineProperty(obj, key, { value, writable: true, enumerable: true, configurable: true });
+    } else {
+      obj[key] = value;
+    }
+    skipWs();
+    c = src.charCodeAt(pos);
+    depth = d;
+    if (c === 0x2c) {
+      comma = pos++;
+      skipWs();
+      c = src.charCodeAt(pos);
+      continue;
+    }
+    if (c === 0x7d) {
+      pos++;
+      return obj;
+    }
+    fail(`expected "," or "}" after an object member, found ${describe(pos)}`, pos);
+  }
+}
+
+function parseString(): string {
+  const start = ++pos;
+  let i = start;
+  for (; i < len; i++) {
+    const c = src.charCodeAt(i);
+    if (c <= 0x5c) {
+      if (c === 0x22) {
+        pos = i + 1;
+        return src.slice(start, i);
+      }
+      if (c === 0x5c) return parseEscapedString(start, i);
+      if (c < 0x20) fail(`unescaped ${describe(i)} in string`, i);
+    }
+  }
+  return fail('unterminated string', len);
+}
+
+// A string with escapes: find its closing quote and let JSON.parse decode (and check) the slice. Only
+// when that fails does the scan below look for the exact error.
+function parseEscapedString(start: number, i: number): string {
+  let q = src.indexOf('"', i);
+  for (;;) {
+    if (q < 0) break;
+    let b = q - 1;
+    while (src.charCodeAt(b) === 0x5c) b--;
+    if ((q - b) % 2 === 1) {
+      try {
+        const s = JSON.parse(src.slice(start - 1, q + 1)) as string;
+        pos = q + 1;
+        return s;
+      } catch {
+        break;
+      }
+    }
+    q = src.indexOf('"', q + 1);
+  }
+  return stringError(start, i);
+}
+
+function stringError(start: number, i: number): never {
+  for (; i < len; i++) {
+    const c = src.charCodeAt(i);
+    if (c === 0x22) fail('invalid string', start - 1); // not reached: JSON.parse accepted nothing less
+    if (c === 0x5c) {
+      if (i + 1 >= len) break;
+      const e = src.charCodeAt(i + 1);
+      if (e === 0x75) {
+        for (let k = i + 2; k < i + 6; k++) {
+          if (k >= len) fail('unterminated string', len);
+          const h = src.charCodeAt(k) | 0x20; // lower-cases A-F
+          if (!((h >= 0x30 && h <= 0x39) || (h >= 0x61 && h <= 0x66))) fail('invalid \\u escape: expected 4 hex digits', k);
+        }
+        i += 5;
+      } else if (e === 0x22 || e === 0x5c || e === 0x2f || e === 0x62 || e === 0x66 || e === 0x6e || e === 0x72 || e === 0x74) {
+        i++;
+      } else {
+        fail(`invalid escape "\\${String.fromCodePoint(src.codePointAt(i + 1) as number)}" in string`, i);
+      }
+    } else if (c < 0x20) {
+      fail(`unescaped ${describe(i)} in string`, i);
+    }
+  }
+  return fail('unterminated string', len);
+}
+
+function isDigit(c: number): boolean {
+  return c >= 0x30 && c <= 0x39;
+}
+
+function parseNumber(): number {
+  const start = pos;
+  let i = pos;
+  let c = src.charCodeAt(i);
+  if (c === 0x2d) {
+    c = src.charCodeAt(++i);
+    if (!isDigit(c)) {
+      if (src.startsWith('Infinity', i)) fail('-Infinity is not valid JSON', start);
+      fail(`expected a digit after "-", found ${describe(i)}`, i);
+    }
+  }
+  if (c === 0x30) {
+    c = src.charCodeAt(++i);
+    if (isDigit(c)) fail('leading zeros are not allowed', start);
+    if (c === 0x78 || c === 0x58) fail('hexadecimal numbers are not allowed', start);
+  } else {
+    do c = src.charCodeAt(++i);
+    while (isDigit(c));
+  }
+  let integer = true;
+  if (c === 0x2e) {
+    integer = false;
+    c = src.charCodeAt(++i);
+    if (!isDigit(c)) fail(`expected a digit after the decimal point, found ${describe(i)}`, i);
+    do c = src.charCodeAt(++i);
+    while (isDigit(c));
+  }
+  if (c === 0x65 || c === 0x45) {
+    integer = false;
+    c = src.charCodeAt(++i);
+    if (c === 0x2b || c === 0x2d) c = src.charCodeAt(++i);
+    if (!isDigit(c)) fail(`expected a digit in the exponent, found ${describe(i)}`, i);
+    do c = src.charCodeAt(++i);
+    while (isDigit(c));
+  }
+  pos = i;
+  if (integer && i - start <= 15) {
+    const neg = src.charCodeAt(start) === 0x2d;
+    let n = 0;
+    for (let k = neg ? start + 1 : start; k < i; k++) n = n * 10 + (src.charCodeAt(k) - 0x30);
+    return neg ? -n : n;
+  }
+  const n = Number(src.slice(start, i));
+  if (n === Infinity || n === -Infinity) fail('number out of range (not finite)', start);
+  return n;
+}
+
+/**
+ * Offset of the first byte that starts an ill-formed UTF-8 sequence (overlong, lone continuation,
+ * truncated, surrogate, above U+10FFFF), or -1 when the bytes are well-formed.
+ */
+export function findInvalidUtf8(b: Uint8Array): number {
+  const n = b.length;
+  let i = 0;
+  while (i < n) {
+    const c = b[i] as number;
+    if (c < 0x80) {
+      i++;
+      continue;
+    }
+    let need: number;
+    let lo = 0x80;
+    let hi = 0xbf;
+    if (c >= 0xc2 && c <= 0xdf) need = 1;
+    else if (c >= 0xe0 && c <= 0xef) {
+      need = 2;
+      if (c === 0xe0) lo = 0xa0;
+      else if (c === 0xed) hi = 0x9f;
+    } else if (c >= 0xf0 && c <= 0xf4) {
+      need = 3;
+      if (c === 0xf0) lo = 0x90;
+      else if (c === 0xf4) hi = 0x8f;
+    } else return i;
+    if (i + need >= n) return i;
+    const c1 = b[i + 1] as number;
+    if (c1 < lo || c1 > hi) return i;
+    for (let k = 2; k <= need; k++) if (((b[i + k] as number) & 0xc0) !== 0x80) return i;
+    i += need + 1;
+  }
+  return -1;
+}
+
+// Slow path, only for invalid input: parse the well-formed prefix before the bad byte. A syntax error
+// inside it comes first and is reported as is; running out of input there gives the path of the value
+// that holds the bad byte.
+function locateInvalidUtf8(input: Uint8Array, limit: number): never {
+  const bad = findInvalidUtf8(input);
+  const at = bad < 0 ? 0 : bad; // cannot happen: the decoder rejected the input
+  let path = '';
+  try {
+    run(utf8.decode(input.subarray(0, at)), limit);
+  } catch (err) {
+    if (!(err instanceof JsonSyntaxError) || err.offset < at) throw err;
+    path = err.path;
+  }
+  throw new JsonSyntaxError('invalid UTF-8', path, at);
+}

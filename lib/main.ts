@@ -1,0 +1,91 @@
+// Start-up: command line → configuration → services → server. Used by bin/gateway.
+import { existsSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import type { AddressInfo } from 'node:net';
+import { finalizeConfig, loadConfigFile, type Config } from './config.js';
+import { defaultConfig } from './default-config.js';
+import { buildEndpoints } from './endpoints.js';
+import { GatewayError } from './errors.js';
+import { createRootLogger } from './logger.js';
+import { createGateway } from './server.js';
+import { buildServices } from './services.js';
+
+export interface StartOptions {
+  config?: string;
+  host?: string;
+  port?: string;
+}
+
+/** `gateway [--config F] [--host H] [--port N]`, or `gateway <command> ...` (its own arguments follow). */
+export function parseCommandLine(argv: string[]): { command: string | null; options: StartOptions } {
+  const command = argv[0] && !argv[0].startsWith('-') ? argv[0] : null;
+  const { values } = parseArgs({
+    args: command ? argv.slice(1) : argv,
+    options: { config: { type: 'string' }, host: { type: 'string' }, port: { type: 'string' } },
+    strict: command === null,
+    allowPositionals: command !== null,
+  });
+  return { command, options: values as StartOptions };
+}
+
+/** The configuration the command line asks for, with --host/--port applied before validation. */
+export function resolveConfig(opts: StartOptions, env: NodeJS.ProcessEnv = process.env): { config: Config; demoKey: string | null; source: string } {
+  let config: Config;
+  let demoKey: string | null = null;
+  let source: string;
+  const file = opts.config ?? (existsSync('gateway.config.json') ? 'gateway.config.json' : null);
+  if (file) {
+    const loaded = loadConfigFile(file, env);
+    config = structuredClone(loaded);
+    source = file;
+  } else {
+    const built = defaultConfig(env);
+    config = structuredClone(finalizeConfig(built.config, env));
+    demoKey = built.demoKey;
+    source = 'built-in default (simulated provider)';
+  }
+  if (opts.host !== undefined) config.listen.host = opts.host;
+  if (opts.port !== undefined) {
+    if (!/^\d+$/.test(opts.port) || Number(opts.port) > 65535) throw new GatewayError('GW_ERR_CONFIG_INVALID', `Invalid configuration: --port: must be an integer from 0 to 65535, got "${opts.port}"`);
+    config.listen.port = Number(opts.port);
+  }
+  return { config: finalizeConfig(config, {}), demoKey, source };
+}
+
+export async function startGateway(opts: StartOptions): Promise<void> {
+  const { config, demoKey, source } = resolveConfig(opts);
+  const log = createRootLogger(config.logLevel);
+  const running = await buildServices(config, log);
+  buildEndpoints(config);
+  const gateway = createGateway(config, running.services, log);
+  await new Promise<void>((resolve, reject) => {
+    gateway.server.once('error', reject);
+    gateway.server.listen(config.listen.port, config.listen.host, () => resolve());
+  });
+  const addr = gateway.server.address() as AddressInfo;
+  const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
+  log.info({ url: `http://${host}:${addr.port}`, config: source, sim: running.sim?.url }, 'listening');
+  if (running.released > 0) log.warn({ released: running.released }, 'released reservations left by a previous process');
+  if (demoKey) process.stderr.write(`Demo key (serves the built-in catalog): ${demoKey}\n`);
+
+  let stopping = false;
+  const stop = (signal: string): void => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal, inflight: gateway.inflight() }, 'shutting down');
+    gateway
+      .close()
+      .then(() => running.close())
+      .then(() => {
+        log.info('stopped');
+        log.flush();
+        setTimeout(() => process.exit(0), 20).unref();
+      })
+      .catch((err: unknown) => {
+        log.error({ err: String(err) }, 'shutdown failed');
+        process.exit(1);
+      });
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}

@@ -1,0 +1,153 @@
+// Per-key rate limits (decisions §3): requests per minute and tokens per minute, in process.
+//
+// Each limit is a token bucket that holds one minute's allowance and refills continuously
+// (limit / 60 s), so a key can never do more than its limit in any sliding minute plus what refilled
+// inside it, with no burst at fixed window edges. `remaining` is what the bucket holds now, `reset`
+// the time until it is full again, `retry-after` the time until the refused request would fit.
+//
+// Tokens are counted twice: at admission the request's estimate (input bound + output ceiling) is
+// taken; when it ends, `record` gives back the estimate and takes the actual count. A request needs
+// min(estimate, limit) tokens in the bucket: one estimate larger than the whole limit still runs
+// when the bucket is full (and leaves it in debt), instead of never.
+//
+// The interface is small so that a shared store (Redis, the database) can implement it later.
+import { GatewayError } from './errors.js';
+import type { KeyRecord } from './store/types.js';
+
+export interface RateWindow {
+  limit: number;
+  remaining: number;
+  /** seconds until the bucket is full again */
+  resetSeconds: number;
+}
+
+export interface RateDecision {
+  /** requests per minute: limit, remaining after this request, seconds until fully replenished (null: unlimited) */
+  limit: number | null;
+  remaining: number | null;
+  resetSeconds: number | null;
+  /** tokens per minute, when the key has a tpm limit */
+  tokens: RateWindow | null;
+  /** tokens counted at admission; give them back to `record` */
+  estimatedTokens: number;
+  /** set on a refusal: whole seconds until the request would fit (≥ 1) */
+  retryAfterSeconds: number | null;
+}
+
+/** Builds extra response headers (dialect-specific limit headers) for a decision. */
+export type RateHeaders = (decision: RateDecision) => Record<string, string>;
+
+export interface RateLimiter {
+  /**
+   * Count one request for the key; throws GatewayError GW_ERR_RATE_LIMITED with `retry-after` (and
+   * `headers(decision)`) when over a limit. Nothing is counted for a refused request.
+   */
+  admit(key: KeyRecord, estimatedTokens: number, headers?: RateHeaders): RateDecision;
+  /** the request ended: replace its estimate with the tokens actually used */
+  record(key: KeyRecord, tokens: number, estimatedTokens?: number): void;
+}
+
+/**
+ * Bucket levels are kept in integer "unit-milliseconds" (one request or token = 60,000): a limit of
+ * L per minute refills exactly L per millisecond, so levels stay exact integers with no drift.
+ */
+interface Bucket {
+  requests: number;
+  tokens: number;
+  at: number;
+}
+
+const MINUTE_MS = 60_000;
+
+function refill(level: number, limit: number, elapsedMs: number): number {
+  return Math.min(limit * MINUTE_MS, level + elapsedMs * limit);
+}
+
+/** whole seconds until `level` holds `need` units at `limit` per minute (≥ 1) */
+function secondsUntil(level: number, need: number, limit: number): number {
+  return Math.max(1, Math.ceil((need * MINUTE_MS - level) / limit / 1000));
+}
+
+function secondsToFull(level: number, limit: number): number {
+  return Math.max(0, Math.ceil((limit * MINUTE_MS - level) / limit / 1000));
+}
+
+function units(level: number): number {
+  return Math.max(0, Math.floor(level / MINUTE_MS));
+}
+
+export interface InProcessRateLimiterOptions {
+  /** clock in milliseconds (tests inject one) */
+  now?: () => number;
+}
+
+export class InProcessRateLimiter implements RateLimiter {
+  private readonly buckets = new Map<string, Bucket>();
+  private readonly now: () => number;
+
+  constructor(opts: InProcessRateLimiterOptions = {}) {
+    this.now = opts.now ?? Date.now;
+  }
+
+  /** The key's bucket, refilled to now; created full. */
+  private bucket(key: KeyRecord, rpm: number | null, tpm: number | null): Bucket {
+    const now = this.now();
+    let b = this.buckets.get(key.id);
+    if (b === undefined) {
+      b = { requests: (rpm ?? 0) * MINUTE_MS, tokens: (tpm ?? 0) * MINUTE_MS, at: now };
+      this.buckets.set(key.id, b);
+      return b;
+    }
+    const elapsed = Math.max(0, now - b.at);
+    if (rpm !== null) b.requests = refill(b.requests, rpm, elapsed);
+    if (tpm !== null) b.tokens = refill(b.tokens, tpm, elapsed);
+    b.at = now;
+    return b;
+  }
+
+  private decision(b: Bucket, rpm: number | null, tpm: number | null, estimatedTokens: number, retryAfter: number | null): RateDecision {
+    return {
+      limit: rpm,
+      remaining: rpm === null ? null : units(b.requests),
+      resetSeconds: rpm === null ? null : secondsToFull(b.requests, rpm),
+      tokens: tpm === null ? null : { limit: tpm, remaining: units(b.tokens), resetSeconds: secondsToFull(b.tokens, tpm) },
+      estimatedTokens,
+      retryAfterSeconds: retryAfter,
+    };
+  }
+
+  admit(key: KeyRecord, estimatedTokens: number, headers?: RateHeaders): RateDecision {
+    const { rpm, tpm } = key.rateLimit;
+    const estimate = Math.max(0, Math.ceil(estimatedTokens));
+    if (rpm === null && tpm === null) return this.decision({ requests: 0, tokens: 0, at: 0 }, null, null, estimate, null);
+    const b = this.bucket(key, rpm, tpm);
+    let retryAfter = 0;
+    const reasons: string[] = [];
+    if (rpm !== null && b.requests < MINUTE_MS) {
+      retryAfter = Math.max(retryAfter, secondsUntil(b.requests, 1, rpm));
+      reasons.push(`${rpm} requests per minute`);
+    }
+    const need = tpm === null ? 0 : Math.min(estimate, tpm);
+    if (tpm !== null && b.tokens < need * MINUTE_MS) {
+      retryAfter = Math.max(retryAfter, secondsUntil(b.tokens, need, tpm));
+      reasons.push(`${tpm} tokens per minute (this request may use up to ${estimate})`);
+    }
+    if (reasons.length > 0) {
+      const refused = this.decision(b, rpm, tpm, estimate, retryAfter);
+      throw new GatewayError('GW_ERR_RATE_LIMITED', `Rate limit reached for key ${key.id}: ${reasons.join(' and ')}. Retry after ${retryAfter} seconds.`, {
+        headers: { 'retry-after': String(retryAfter), ...headers?.(refused) },
+      });
+    }
+    if (rpm !== null) b.requests -= MINUTE_MS;
+    if (tpm !== null) b.tokens -= estimate * MINUTE_MS;
+    return this.decision(b, rpm, tpm, estimate, null);
+  }
+
+  record(key: KeyRecord, tokens: number, estimatedTokens = 0): void {
+    const { rpm, tpm } = key.rateLimit;
+    if (tpm === null) return;
+    const b = this.bucket(key, rpm, tpm);
+    const actual = tokens > 0 ? Math.ceil(tokens) : 0;
+    b.tokens = Math.min(tpm * MINUTE_MS, b.tokens + (estimatedTokens - actual) * MINUTE_MS);
+  }
+}

@@ -1,0 +1,120 @@
+// The node:http server: match the endpoint, build the request context, run its hooks and chain,
+// write errors in the client's dialect, and shut down gracefully.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { Config } from './config.js';
+import type { RequestContext } from './context.js';
+import { GatewayError } from './errors.js';
+import { matchEndpoint, type Endpoint } from './endpoints.js';
+import { runPipeline, writeError } from './pipeline.js';
+import type { Services } from './services.js';
+
+export interface Gateway {
+  server: Server;
+  /** stop accepting, let in-flight requests finish for the grace period, then abort the rest */
+  close(): Promise<void>;
+  inflight(): number;
+}
+
+function newRequestId(): string {
+  return `req_${randomUUID().replace(/-/g, '')}`;
+}
+
+function buildContext(req: IncomingMessage, endpoint: Endpoint, url: URL, config: Config, services: Services, root: Logger): RequestContext {
+  const reqId = newRequestId();
+  const controller = new AbortController();
+  const ctx: RequestContext = {
+    reqId,
+    log: root.child({ reqId, endpoint: endpoint.name }),
+    signal: controller.signal,
+    abort: (reason?: unknown) => controller.abort(reason),
+    config,
+    services,
+    endpoint: endpoint.name,
+    dialect: endpoint.dialect(req),
+    method: req.method ?? 'GET',
+    path: url.pathname,
+    headers: req.headers,
+    rawHeaders: req.rawHeaders,
+    query: url.searchParams,
+    startedAt: Date.now(),
+    key: null,
+    reservation: null,
+    routed: null,
+    provider: null,
+    usage: null,
+    providerWork: false,
+    outcome: null,
+    response: { status: 200, headers: {}, sent: false },
+    keepalive: null,
+    anthropic: null,
+  };
+  if (ctx.dialect === 'anthropic') ctx.response.headers['request-id'] = reqId;
+  else ctx.response.headers['x-request-id'] = reqId;
+  return ctx;
+}
+
+export function createGateway(config: Config, services: Services, log: Logger): Gateway {
+  const inflight = new Set<RequestContext>();
+  let closing = false;
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://gateway.local');
+    const endpoint = matchEndpoint(req.method ?? 'GET', url.pathname);
+    const ctx = buildContext(req, endpoint, url, config, services, log);
+    inflight.add(ctx);
+    res.once('close', () => {
+      if (!res.writableFinished) ctx.abort(new GatewayError('GW_ERR_CLIENT_CLOSED', 'The client closed the connection.'));
+      inflight.delete(ctx);
+    });
+    let ranChain = false;
+    try {
+      if (closing) throw new GatewayError('GW_ERR_UNAVAILABLE', 'The gateway is shutting down; retry shortly.');
+      for (const hook of endpoint.before) hook(ctx);
+      if (endpoint.chain) {
+        ranChain = true;
+        await runPipeline(ctx, req, res, endpoint.chain);
+      } else await endpoint.handle!(ctx, req, res);
+    } catch (err) {
+      const error = GatewayError.from(err);
+      if (error.code === 'GW_ERR_INTERNAL') ctx.log.error({ err: (err as Error)?.stack ?? String(err) }, 'unexpected error');
+      writeError(ctx, res, error, !req.complete);
+      req.resume();
+    } finally {
+      // a chain writes its summary line in its settle stage; everything else is summarised here
+      if (!ranChain) ctx.log.info({ keyId: ctx.key?.id, status: ctx.outcome?.status ?? res.statusCode, ms: Date.now() - ctx.startedAt }, 'request');
+    }
+  }
+
+  const server = createServer({ keepAliveTimeout: 65_000, requestTimeout: 0, headersTimeout: 60_000 }, (req, res) => {
+    handle(req, res).catch((err: unknown) => {
+      log.error({ err: (err as Error)?.stack ?? String(err) }, 'request handler crashed');
+      if (!res.headersSent) res.writeHead(500).end();
+    });
+  });
+
+  return {
+    server,
+    inflight: () => inflight.size,
+    async close() {
+      closing = true;
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+        const deadline = Date.now() + config.shutdownGraceMs;
+        const tick = (): void => {
+          if (inflight.size === 0) return;
+          if (Date.now() >= deadline) {
+            for (const ctx of inflight) ctx.abort(new GatewayError('GW_ERR_UNAVAILABLE', 'The gateway shut down before the request finished.'));
+            server.closeAllConnections();
+            return;
+          }
+          server.closeIdleConnections();
+          setTimeout(tick, 50).unref();
+        };
+        tick();
+      });
+    },
+  };
+}

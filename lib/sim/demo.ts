@@ -1,0 +1,201 @@
+// The deterministic demo model shared by every protocol: what it answers, which tool it calls with
+// which arguments, its reasoning text and signatures, and its token counts.
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { asArr, asStr, countWords, isObj, type Obj } from './json.js';
+import { optInt, type SimSpec } from './spec.js';
+
+/** Fixed secret of the sim's "thinking signature" / "encrypted reasoning" scheme. */
+export const SIM_SECRET = 'gateway-sim-secret-v1';
+
+/** base64(HMAC-SHA256(SIM_SECRET, `${model}:${text}`)): thinking signatures and encrypted_content. */
+export function simSignature(model: string, text: string): string {
+  return createHmac('sha256', SIM_SECRET).update(`${model}:${text}`).digest('base64');
+}
+
+export function verifySignature(model: string, text: string, sig: unknown): boolean {
+  if (typeof sig !== 'string') return false;
+  const want = Buffer.from(simSignature(model, text));
+  const got = Buffer.from(sig);
+  return want.length === got.length && timingSafeEqual(want, got);
+}
+
+export const REDACTED_PREFIX = 'sim-redacted:';
+
+export function redactedData(model: string, text: string): string {
+  return REDACTED_PREFIX + simSignature(model, text);
+}
+
+/** First n characters (code points, never splitting a surrogate pair). */
+export function head(s: string, n: number): string {
+  const cps = Array.from(s);
+  return cps.length <= n ? s : cps.slice(0, n).join('');
+}
+
+export const helloText = (model: string, user: string): string => `Hello from ${model}! You said: ${head(user, 200)}`;
+export const toolResultText = (result: string): string => `Tool result received: ${head(result, 200)}`;
+export const thinkingText = (user: string): string => `Thinking about: ${head(user, 50)}`;
+
+export interface ToolDef {
+  name: string;
+  schema: unknown;
+  deferred?: boolean;
+}
+
+/** What the protocol module extracted from a request. */
+export interface Conversation {
+  lastUserText: string;
+  /** Text of the tool result when the last message/item is a tool result. */
+  toolResult?: string;
+  tools: ToolDef[];
+  /** tool_choice naming one tool. */
+  forcedTool?: string;
+  /** tool_choice "none". */
+  toolsDisabled?: boolean;
+}
+
+export interface DemoPlan {
+  thinking?: string;
+  text?: string;
+  tool?: { name: string; args: Obj; argsJson: string };
+  outputTokens: number;
+  thinkingTokens: number;
+}
+
+export function chooseTool(conv: Conversation): ToolDef | undefined {
+  const tools = conv.tools.filter((t) => t.name !== '');
+  if (tools.length === 0 || conv.toolsDisabled) return undefined;
+  if (conv.forcedTool !== undefined) {
+    const f = tools.find((t) => t.name === conv.forcedTool);
+    if (f) return f;
+  }
+  const said = conv.lastUserText.toLowerCase();
+  return (
+    tools.find((t) => said.includes(t.name.toLowerCase())) ??
+    tools.find((t) => t.name === 'Bash') ??
+    tools.find((t) => !t.deferred) ??
+    tools[0]
+  );
+}
+
+function firstType(s: Obj): string | undefined {
+  const t = s.type;
+  if (typeof t === 'string') return t;
+  if (Array.isArray(t)) return t.find((x): x is string => typeof x === 'string' && x !== 'null') ?? 'null';
+  if (isObj(s.properties)) return 'object';
+  return undefined;
+}
+
+/** A simple deterministic value that satisfies a JSON Schema (first enum, "x", 1, true, ...). */
+export function valueForSchema(schema: unknown, depth = 0): unknown {
+  if (!isObj(schema) || depth > 6) return 'x';
+  if ('const' in schema) return schema.const;
+  const en = asArr(schema.enum);
+  if (en.length > 0) return en[0];
+  if ('default' in schema) return schema.default;
+  for (const k of ['anyOf', 'oneOf', 'allOf']) {
+    const alts = asArr(schema[k]);
+    if (alts.length > 0) return valueForSchema(alts[0], depth + 1);
+  }
+  const min = typeof schema.minimum === 'number' ? schema.minimum : undefined;
+  switch (firstType(schema)) {
+    case 'number':
+      return min ?? 1;
+    case 'integer':
+      return min !== undefined ? Math.ceil(min) : 1;
+    case 'boolean':
+      return true;
+    case 'null':
+      return null;
+    case 'array': {
+      const n = typeof schema.minItems === 'number' ? schema.minItems : 0;
+      return Array.from({ length: n }, () => valueForSchema(schema.items, depth + 1));
+    }
+    case 'object':
+      return argsForSchema(schema, depth + 1);
+    case 'string': {
+      const n = typeof schema.minLength === 'number' ? schema.minLength : 1;
+      return 'x'.repeat(Math.max(1, n));
+    }
+    default:
+      return 'x';
+  }
+}
+
+const isStringProp = (p: unknown): boolean => isObj(p) && (p.type === undefined || p.type === 'string');
+
+/**
+ * Tool arguments generated from a JSON Schema. A `command` string property (or Codex's `cmd`)
+ * gets `echo gateway-tool-ok` (plus `description: "Print a marker"` when the schema has it);
+ * every other required property gets a simple value.
+ */
+export function argsForSchema(schema: unknown, depth = 0): Obj {
+  const out: Obj = {};
+  if (!isObj(schema)) return out;
+  const props = isObj(schema.properties) ? schema.properties : {};
+  const cmdKey = ['command', 'cmd'].find((k) => k in props && isStringProp(props[k]));
+  if (cmdKey !== undefined) {
+    out[cmdKey] = 'echo gateway-tool-ok';
+    if ('description' in props) out.description = 'Print a marker';
+  }
+  for (const r of asArr(schema.required)) {
+    if (typeof r === 'string' && !(r in out)) out[r] = valueForSchema(props[r], depth + 1);
+  }
+  return out;
+}
+
+export function makePlan(spec: SimSpec, conv: Conversation, wantThinking: boolean): DemoPlan {
+  const thinking = wantThinking ? thinkingText(conv.lastUserText) : undefined;
+  const thinkingTokens = thinking !== undefined ? countWords(thinking) : 0;
+  const tool = conv.toolResult === undefined ? chooseTool(conv) : undefined;
+  if (tool) {
+    const args = argsForSchema(tool.schema);
+    const argsJson = JSON.stringify(args);
+    const out = Math.max(1, countWords(argsJson)) + thinkingTokens;
+    return { thinking, tool: { name: tool.name, args, argsJson }, outputTokens: out, thinkingTokens };
+  }
+  const text = conv.toolResult !== undefined ? toolResultText(conv.toolResult) : helloText(spec.model, conv.lastUserText);
+  return { thinking, text, outputTokens: Math.max(1, countWords(text)) + thinkingTokens, thinkingTokens };
+}
+
+/** Splits text into `n` (option `deltas`, default 5) pieces of roughly equal length. */
+export function splitDeltas(text: string, spec: SimSpec): string[] {
+  const n = Math.max(1, optInt(spec, 'deltas', 5));
+  const cps = Array.from(text);
+  if (cps.length === 0) return [''];
+  const size = Math.ceil(cps.length / n);
+  const out: string[] = [];
+  for (let i = 0; i < cps.length; i += size) out.push(cps.slice(i, i + size).join(''));
+  return out;
+}
+
+export interface CacheUsage {
+  read: number;
+  write: number;
+}
+
+export function cacheUsage(spec: SimSpec): CacheUsage {
+  return { read: optInt(spec, 'cache-read', 0), write: optInt(spec, 'cache-write', 0) };
+}
+
+/** Concatenated text of a content value: a string, or an array of parts with `text`. */
+export function contentText(content: unknown): string {
+  if (typeof content === 'string') return content;
+  const texts: string[] = [];
+  for (const part of asArr(content)) {
+    if (typeof part === 'string') texts.push(part);
+    else if (isObj(part)) {
+      const t = asStr(part.text);
+      if (t !== undefined) texts.push(t);
+      else if (part.content !== undefined) texts.push(contentText(part.content));
+    }
+  }
+  return texts.join('');
+}
+
+/** The last text part of a content value (Claude Code puts reminders before the prompt). */
+export function lastText(content: unknown): string | undefined {
+  if (typeof content === 'string') return content;
+  const parts = asArr(content).filter((p): p is Obj => isObj(p) && typeof p.text === 'string');
+  const last = parts[parts.length - 1];
+  return last ? (last.text as string) : undefined;
+}

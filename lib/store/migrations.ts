@@ -1,0 +1,91 @@
+// Schema migrations, applied in order at open; PRAGMA user_version records how many ran.
+// Money columns are integers of UNITS_PER_USD (nano-dollars).
+export const MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE orgs (
+    id TEXT PRIMARY KEY,
+    balance INTEGER NOT NULL DEFAULT 0,
+    spend_cap INTEGER,
+    spent INTEGER NOT NULL DEFAULT 0,
+    reserved INTEGER NOT NULL DEFAULT 0
+  );
+  CREATE TABLE projects (
+    org TEXT NOT NULL REFERENCES orgs(id),
+    id TEXT NOT NULL,
+    spend_cap INTEGER,
+    spent INTEGER NOT NULL DEFAULT 0,
+    reserved INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (org, id)
+  );
+  CREATE TABLE environments (
+    org TEXT NOT NULL,
+    project TEXT NOT NULL,
+    id TEXT NOT NULL,
+    spend_cap INTEGER,
+    spent INTEGER NOT NULL DEFAULT 0,
+    reserved INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (org, project, id)
+  );
+  CREATE TABLE keys (
+    id TEXT PRIMARY KEY,
+    hash TEXT NOT NULL UNIQUE,
+    org TEXT NOT NULL REFERENCES orgs(id),
+    project TEXT,
+    environment TEXT,
+    scopes TEXT NOT NULL DEFAULT '[]',
+    models TEXT NOT NULL DEFAULT '[]',
+    spend_cap INTEGER,
+    rpm INTEGER,
+    tpm INTEGER,
+    spent INTEGER NOT NULL DEFAULT 0,
+    reserved INTEGER NOT NULL DEFAULT 0,
+    source TEXT NOT NULL DEFAULT 'config',
+    disabled INTEGER NOT NULL DEFAULT 0
+  );
+  CREATE TABLE reservations (
+    id TEXT PRIMARY KEY,
+    request_id TEXT NOT NULL,
+    key_id TEXT NOT NULL,
+    org TEXT NOT NULL,
+    project TEXT,
+    environment TEXT,
+    amount INTEGER NOT NULL,
+    boot_id TEXT NOT NULL,
+    created_at INTEGER NOT NULL
+  );
+  CREATE TABLE usage (
+    request_id TEXT PRIMARY KEY,
+    key_id TEXT NOT NULL,
+    org TEXT NOT NULL,
+    project TEXT,
+    environment TEXT,
+    endpoint TEXT NOT NULL,
+    model_requested TEXT,
+    model_served TEXT,
+    provider TEXT,
+    input_tokens INTEGER NOT NULL DEFAULT 0,
+    output_tokens INTEGER NOT NULL DEFAULT 0,
+    cache_read_tokens INTEGER NOT NULL DEFAULT 0,
+    cache_write_tokens INTEGER NOT NULL DEFAULT 0,
+    reasoning_tokens INTEGER NOT NULL DEFAULT 0,
+    web_searches INTEGER NOT NULL DEFAULT 0,
+    audio_seconds REAL,
+    cost INTEGER NOT NULL,
+    call_name TEXT,
+    end_user_id TEXT,
+    status INTEGER NOT NULL,
+    error_code TEXT,
+    latency_ms INTEGER NOT NULL,
+    created_at INTEGER NOT NULL
+  );
+  CREATE INDEX usage_key ON usage(key_id, created_at);
+  CREATE INDEX usage_org ON usage(org, created_at);
+  CREATE TABLE credit_events (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    org TEXT NOT NULL,
+    amount INTEGER NOT NULL,
+    reason TEXT NOT NULL,
+    created_at INTEGER NOT NULL
+  );
+  `,
+];

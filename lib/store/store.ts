@@ -1,0 +1,151 @@
+// The embedded store: better-sqlite3 at the configured path (`sqlite:data/gateway.db`, or
+// `sqlite::memory:` for tests), migrated at open. Keys are stored as SHA-256 hashes only; the
+// presented key is hashed once per request and looked up by that hash (an index probe whose cost
+// does not depend on how close a guess was), then compared with timingSafeEqual.
+import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import type { Config, Scope } from '../config.js';
+import { MIGRATIONS } from './migrations.js';
+import { UNITS_PER_USD, type KeyRecord } from './types.js';
+import { SqliteLedger } from './ledger.js';
+
+export function hashKey(key: string): string {
+  return createHash('sha256').update(key, 'utf8').digest('hex');
+}
+
+export function usdToUnits(usd: number): number {
+  return Math.round(usd * UNITS_PER_USD);
+}
+
+interface KeyRow {
+  id: string;
+  hash: string;
+  org: string;
+  project: string | null;
+  environment: string | null;
+  scopes: string;
+  models: string;
+  spend_cap: number | null;
+  rpm: number | null;
+  tpm: number | null;
+}
+
+function toRecord(row: KeyRow): KeyRecord {
+  return {
+    id: row.id,
+    org: row.org,
+    project: row.project,
+    environment: row.environment,
+    scopes: JSON.parse(row.scopes) as Scope[],
+    models: JSON.parse(row.models) as string[],
+    spendCap: row.spend_cap,
+    rateLimit: { rpm: row.rpm, tpm: row.tpm },
+  };
+}
+
+export class Store {
+  readonly db: Database.Database;
+  /** identifies this process: reservations of another boot are stale (a crashed process left them) */
+  readonly bootId = randomUUID();
+  readonly ledger: SqliteLedger;
+  private readonly keyByHash: Database.Statement<[string], KeyRow>;
+  /** key records by hash, filled at seed time and on first lookup: no SQL on the hot path */
+  private readonly cache = new Map<string, KeyRecord | null>();
+
+  constructor(url: string) {
+    if (!url.startsWith('sqlite:')) throw new Error(`unsupported store URL ${url}`);
+    const path = url.slice('sqlite:'.length);
+    const memory = path === ':memory:';
+    if (!memory) mkdirSync(dirname(path), { recursive: true });
+    this.db = new Database(memory ? ':memory:' : path);
+    if (!memory) this.db.pragma('journal_mode = WAL');
+    this.db.pragma('synchronous = NORMAL');
+    this.db.pragma('foreign_keys = ON');
+    this.db.pragma('busy_timeout = 5000');
+    this.migrate();
+    this.keyByHash = this.db.prepare<[string], KeyRow>(
+      'SELECT id, hash, org, project, environment, scopes, models, spend_cap, rpm, tpm FROM keys WHERE hash = ? AND disabled = 0',
+    );
+    this.ledger = new SqliteLedger(this.db, this.bootId);
+  }
+
+  private migrate(): void {
+    const version = this.db.pragma('user_version', { simple: true }) as number;
+    for (let i = version; i < MIGRATIONS.length; i++) {
+      this.db.transaction(() => {
+        this.db.exec(MIGRATIONS[i]!);
+        this.db.pragma(`user_version = ${i + 1}`);
+      })();
+    }
+  }
+
+  /**
+   * Seed organizations, projects, environments and keys from the config. Credits are granted once,
+   * when an organization is first created; later starts keep the stored balance. Caps and key
+   * attributes follow the config. Config keys no longer listed are disabled.
+   */
+  seed(config: Config): void {
+    const db = this.db;
+    const insertOrg = db.prepare('INSERT INTO orgs (id, balance, spend_cap) VALUES (?, ?, ?) ON CONFLICT(id) DO UPDATE SET spend_cap = excluded.spend_cap');
+    const orgExists = db.prepare<[string], { id: string }>('SELECT id FROM orgs WHERE id = ?');
+    const creditEvent = db.prepare('INSERT INTO credit_events (org, amount, reason, created_at) VALUES (?, ?, ?, ?)');
+    const insertProject = db.prepare('INSERT INTO projects (org, id, spend_cap) VALUES (?, ?, ?) ON CONFLICT(org, id) DO UPDATE SET spend_cap = excluded.spend_cap');
+    const insertEnv = db.prepare('INSERT INTO environments (org, project, id, spend_cap) VALUES (?, ?, ?, ?) ON CONFLICT(org, project, id) DO UPDATE SET spend_cap = excluded.spend_cap');
+    const upsertKey = db.prepare(`INSERT INTO keys (id, hash, org, project, environment, scopes, models, spend_cap, rpm, tpm, source, disabled)
+      VALUES (@id, @hash, @org, @project, @environment, @scopes, @models, @spend_cap, @rpm, @tpm, 'config', 0)
+      ON CONFLICT(hash) DO UPDATE SET id = excluded.id, org = excluded.org, project = excluded.project, environment = excluded.environment,
+        scopes = excluded.scopes, models = excluded.models, spend_cap = excluded.spend_cap, rpm = excluded.rpm, tpm = excluded.tpm, disabled = 0`);
+    const cap = (v: number | null | undefined): number | null => (v == null ? null : usdToUnits(v));
+    db.transaction(() => {
+      for (const org of config.orgs ?? []) {
+        const credits = usdToUnits(org.credits ?? 0);
+        const isNew = orgExists.get(org.id) === undefined;
+        insertOrg.run(org.id, credits, cap(org.spendCap));
+        if (isNew && credits > 0) creditEvent.run(org.id, credits, 'initial credits from config', Date.now());
+        for (const project of org.projects ?? []) {
+          insertProject.run(org.id, project.id, cap(project.spendCap));
+          for (const env of project.environments ?? []) insertEnv.run(org.id, project.id, env.id, cap(env.spendCap));
+        }
+      }
+      const hashes: string[] = [];
+      for (const k of config.keys ?? []) {
+        const hash = hashKey(k.key);
+        hashes.push(hash);
+        upsertKey.run({
+          id: k.id ?? `key_${hash.slice(0, 12)}`,
+          hash,
+          org: k.org,
+          project: k.project ?? null,
+          environment: k.environment ?? null,
+          scopes: JSON.stringify(k.scopes ?? []),
+          models: JSON.stringify(k.models ?? []),
+          spend_cap: cap(k.spendCap),
+          rpm: k.rateLimit?.rpm ?? null,
+          tpm: k.rateLimit?.tpm ?? null,
+        });
+      }
+      const placeholders = hashes.map(() => '?').join(',');
+      db.prepare(`UPDATE keys SET disabled = 1 WHERE source = 'config'${hashes.length ? ` AND hash NOT IN (${placeholders})` : ''}`).run(...hashes);
+    })();
+    this.cache.clear();
+  }
+
+  /** The key record for a presented credential, or null. */
+  findKey(presented: string): KeyRecord | null {
+    const hash = hashKey(presented);
+    const cached = this.cache.get(hash);
+    if (cached !== undefined) return cached;
+    const row = this.keyByHash.get(hash);
+    let record: KeyRecord | null = null;
+    if (row && timingSafeEqual(Buffer.from(row.hash, 'hex'), Buffer.from(hash, 'hex'))) record = toRecord(row);
+    // negative answers are cached too, but bounded so a flood of random keys cannot grow memory
+    if (record !== null || this.cache.size < 10_000) this.cache.set(hash, record);
+    return record;
+  }
+
+  close(): void {
+    this.db.close();
+  }
+}

@@ -1,0 +1,61 @@
+// The store's interface: keys, the credit ledger and usage records. SQLite implements it first
+// (lib/store/sqlite.ts); a networked database can implement the same interface later.
+import type { Scope } from '../config.js';
+
+/**
+ * Money is kept as integers of a fixed sub-cent unit: 1 unit = 1e-9 USD (a nano-dollar), so a
+ * balance up to about 9 million USD stays an exact JavaScript integer.
+ */
+export const UNITS_PER_USD = 1_000_000_000;
+
+export interface KeyRecord {
+  /** public identifier, safe to log (never the key itself) */
+  id: string;
+  org: string;
+  project: string | null;
+  environment: string | null;
+  /** endpoint allowlist; empty = unrestricted */
+  scopes: Scope[];
+  /** model allowlist of catalog ids or `*` globs; empty = every model */
+  models: string[];
+  /** spend cap in units, or null */
+  spendCap: number | null;
+  rateLimit: { rpm: number | null; tpm: number | null };
+}
+
+export interface Reservation {
+  id: string;
+  requestId: string;
+  keyId: string;
+  /** reserved amount in units */
+  amount: number;
+}
+
+/** The levels a spend cap can apply at. */
+export type CapLevel = 'key' | 'environment' | 'project' | 'organization';
+
+export interface UsageRecord {
+  requestId: string;
+  keyId: string;
+  org: string;
+  project: string | null;
+  environment: string | null;
+  endpoint: string;
+  modelRequested: string | null;
+  modelServed: string | null;
+  provider: string | null;
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+  reasoningTokens: number;
+  webSearches: number;
+  audioSeconds: number | null;
+  /** settled cost in units */
+  cost: number;
+  callName: string | null;
+  endUserId: string | null;
+  status: number;
+  errorCode: string | null;
+  latencyMs: number;
+}

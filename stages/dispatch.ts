@@ -1,0 +1,150 @@
+// dispatch: RoutedRequest → upstream body bytes. Tries the model's deployments in order; before the
+// first byte, a 429, 5xx, 529, timeout or connection failure moves on to the next deployment. Other
+// upstream errors are preserved (status, wording, retry-after, request id). The call is cancelled
+// when the request's signal aborts (client gone, shutdown).
+import type { Deployment, RoutedRequest } from '../lib/chunks.js';
+import type { RequestContext } from '../lib/context.js';
+import { GatewayError, type UpstreamErrorInfo } from '../lib/errors.js';
+import { encodeUpstreamRequest, canEncode } from '../lib/dialects/requests.js';
+import type { Stage, StageFactory } from '../lib/stage.js';
+
+interface Failure {
+  deployment: Deployment;
+  kind: 'http' | 'timeout' | 'connection';
+  upstream?: UpstreamErrorInfo;
+  detail: string;
+}
+
+const MAX_ERROR_BODY = 64 * 1024;
+
+function isRetryableStatus(status: number): boolean {
+  return status === 408 || status === 409 || status === 429 || status >= 500;
+}
+
+function errorCode(err: unknown): string {
+  const e = err as { code?: string; cause?: { code?: string }; name?: string };
+  return e.code ?? e.cause?.code ?? e.name ?? 'unknown';
+}
+
+function transportFailure(err: unknown, deployment: Deployment): Failure {
+  const code = errorCode(err);
+  const timeout = code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'ETIMEDOUT';
+  return { deployment, kind: timeout ? 'timeout' : 'connection', detail: `${deployment.providerId}: ${timeout ? 'timed out' : `connection failed (${code})`}` };
+}
+
+async function readLimited(body: AsyncIterable<Buffer>): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    if (size < MAX_ERROR_BODY) chunks.push(chunk);
+    size += chunk.length;
+  }
+  return Buffer.concat(chunks).toString('utf8').slice(0, MAX_ERROR_BODY);
+}
+
+function header(headers: Record<string, string | string[] | undefined>, name: string): string | undefined {
+  const v = headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+/** Every deployment failed: the error the client sees. */
+function exhausted(routed: RoutedRequest, failures: Failure[]): GatewayError {
+  const summary = failures.map((f) => f.detail).join('; ');
+  const last = failures[failures.length - 1];
+  const message = `All ${failures.length} provider deployment(s) of model ${routed.modelId} failed: ${summary}`;
+  if (!last) return new GatewayError('GW_ERR_PROVIDER_UNAVAILABLE', `No deployment of model ${routed.modelId} can serve this request.`);
+  if (failures.every((f) => f.kind === 'timeout')) return new GatewayError('GW_ERR_UPSTREAM_TIMEOUT', message);
+  const up = last.upstream;
+  if (last.kind === 'http' && up) {
+    const headers: Record<string, string> = up.retryAfter ? { 'retry-after': up.retryAfter } : {};
+    const opts = { upstream: up, headers };
+    if (up.status === 429) return new GatewayError('GW_ERR_UPSTREAM_RATE_LIMITED', up.message, opts);
+    if (up.status === 529) return new GatewayError('GW_ERR_UPSTREAM_OVERLOADED', up.message, opts);
+    return new GatewayError('GW_ERR_PROVIDER_UNAVAILABLE', up.message, opts);
+  }
+  return new GatewayError('GW_ERR_PROVIDER_UNAVAILABLE', message);
+}
+
+export function dispatch(): StageFactory<RoutedRequest, Buffer> {
+  return (): Stage<RoutedRequest, Buffer> => ({
+    name: 'dispatch',
+    step: (routed, ctx) => call(routed, ctx),
+  });
+}
+
+async function* call(routed: RoutedRequest, ctx: RequestContext): AsyncGenerator<Buffer> {
+  const pool = ctx.services.providers;
+  const failures: Failure[] = [];
+  for (const deployment of routed.deployments) {
+    if (!canEncode(routed.request.source, deployment.api)) continue;
+    const handle = pool.get(deployment.providerId);
+    const upstreamCall = encodeUpstreamRequest(routed, deployment);
+    const headers: Record<string, string> = {
+      'content-type': 'application/json',
+      accept: upstreamCall.stream ? 'text/event-stream' : 'application/json',
+      ...upstreamCall.headers,
+      ...handle.auth,
+    };
+    let res;
+    try {
+      res = await pool.send(handle, handle.transport.path(deployment.api), { headers, body: upstreamCall.body, signal: ctx.signal });
+    } catch (err) {
+      if (ctx.signal.aborted) throw GatewayError.from(ctx.signal.reason ?? err);
+      failures.push(transportFailure(err, deployment));
+      ctx.log.warn({ provider: deployment.providerId, err: errorCode(err) }, 'upstream call failed; trying the next deployment');
+      continue;
+    }
+    const requestId = header(res.headers, handle.transport.requestIdHeader);
+    if (res.statusCode < 200 || res.statusCode >= 300) {
+      const text = await readLimited(res.body);
+      const parsed = handle.transport.parseError(text, res.statusCode);
+      const retryAfter = header(res.headers, 'retry-after');
+      const upstream: UpstreamErrorInfo = { protocol: deployment.protocol, status: res.statusCode, message: parsed.message };
+      if (parsed.type !== undefined) upstream.type = parsed.type;
+      if (requestId !== undefined) upstream.requestId = requestId;
+      if (retryAfter !== undefined) upstream.retryAfter = retryAfter;
+      if (isRetryableStatus(res.statusCode)) {
+        failures.push({ deployment, kind: 'http', upstream, detail: `${deployment.providerId}: HTTP ${res.statusCode}` });
+        ctx.log.warn({ provider: deployment.providerId, status: res.statusCode }, 'upstream error; trying the next deployment');
+        continue;
+      }
+      if (res.statusCode === 401 || res.statusCode === 403) {
+        throw new GatewayError('GW_ERR_UPSTREAM', `The provider ${deployment.providerId} rejected the gateway's credentials (HTTP ${res.statusCode}); this is a gateway configuration problem.`, { status: 502 });
+      }
+      throw new GatewayError('GW_ERR_UPSTREAM', parsed.message, { status: res.statusCode, upstream, headers: retryAfter ? { 'retry-after': retryAfter } : {} });
+    }
+    ctx.provider = {
+      id: deployment.providerId,
+      protocol: deployment.protocol,
+      api: deployment.api,
+      upstreamModel: deployment.upstreamModel,
+      stream: /text\/event-stream/i.test(header(res.headers, 'content-type') ?? '') || (upstreamCall.stream && !/json/i.test(header(res.headers, 'content-type') ?? '')),
+      ...(requestId !== undefined ? { requestId } : {}),
+    };
+    ctx.providerWork = true;
+    if (requestId !== undefined && ctx.dialect === 'anthropic' && deployment.protocol === 'anthropic' && requestId !== ctx.reqId) {
+      ctx.response.headers['request-id'] = requestId;
+      ctx.response.headers['x-gateway-request-id'] = ctx.reqId;
+    }
+    let yielded = false;
+    try {
+      for await (const chunk of res.body) {
+        yielded = true;
+        yield chunk as Buffer;
+      }
+    } catch (err) {
+      if (ctx.signal.aborted) throw GatewayError.from(ctx.signal.reason ?? err);
+      const code = errorCode(err);
+      if (code === 'UND_ERR_BODY_TIMEOUT') throw new GatewayError('GW_ERR_STREAM_IDLE', `The provider ${deployment.providerId} went silent for longer than the idle timeout.`);
+      if (!yielded) {
+        failures.push(transportFailure(err, deployment));
+        ctx.provider = null;
+        ctx.providerWork = false;
+        continue;
+      }
+      throw new GatewayError('GW_ERR_UPSTREAM', `The connection to the provider ${deployment.providerId} was lost mid-response (${code}).`, { status: 502, cause: err });
+    }
+    return;
+  }
+  throw exhausted(routed, failures);
+}

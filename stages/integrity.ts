@@ -1,0 +1,203 @@
+// CanonicalEvent → CanonicalEvent, unchanged, failing closed (GW_ERR_INTEGRITY) on anything a
+// faithful provider would never send: events outside message-start … message-stop, block indexes
+// out of order, deltas for closed blocks or of the wrong kind, blocks left open, missing or
+// duplicate tool-call ids, tool input that is not a JSON object, unsigned thinking, bad usage
+// accounting, a model other than the one dispatched, and a stream that ends early. Dialect-neutral:
+// only canonical fields are read. Validated usage is kept in `ctx.usage` as it arrives, so settle
+// charges what was really incurred even when the stream fails later.
+import type { CanonicalBlock, CanonicalEvent, CanonicalEventType, JsonValue, Usage } from '../lib/chunks.js';
+import type { RequestContext } from '../lib/context.js';
+import { createError, type GatewayError } from '../lib/errors.js';
+import { JsonSyntaxError, parseStrict } from '../lib/json/strict-parse.js';
+import type { Stage } from '../lib/stage.js';
+
+export interface IntegrityOptions {
+  /** the model the request was dispatched with; default `ctx.provider?.upstreamModel`; undefined skips the check */
+  expectedModel?: (ctx: RequestContext) => string | undefined;
+  /** default: `sameModel` */
+  modelMatches?: (expected: string, actual: string) => boolean;
+}
+
+/**
+ * The answered model is the dispatched one: equal, or the dated snapshot an alias resolves to
+ * (`vendor-haiku-4-5` answered as `vendor-haiku-4-5-20251001`).
+ */
+export function sameModel(expected: string, actual: string): boolean {
+  if (actual === expected) return true;
+  return actual.length === expected.length + 9 && actual.startsWith(expected) && /^-\d{8}$/.test(actual.slice(expected.length));
+}
+
+function fail(detail: string, cause?: unknown): GatewayError {
+  const err = createError('GW_ERR_INTEGRITY', detail, cause === undefined ? undefined : { cause });
+  err.providerWork = true;
+  return err;
+}
+
+type Kind = CanonicalBlock['kind'];
+type Phase = 'before' | 'blocks' | 'ending' | 'done' | 'errored';
+
+interface Block {
+  kind: Kind;
+  open: boolean;
+  /** concatenated tool-input deltas */
+  json: string;
+  signature: string;
+}
+
+class State {
+  phase: Phase = 'before';
+  readonly blocks: Block[] = [];
+  openCount = 0;
+  readonly toolIds = new Set<string>();
+  usage: Usage | null = null;
+  constructor(readonly opts: IntegrityOptions) {}
+}
+
+type Check<T extends CanonicalEventType> = (s: State, ev: Extract<CanonicalEvent, { type: T }>, ctx: RequestContext) => void;
+type DeltaType = 'text-delta' | 'thinking-delta' | 'signature-delta' | 'tool-input-delta' | 'citation-delta' | 'opaque-delta';
+
+function inMessage(s: State, what: string): void {
+  if (s.phase === 'before') throw fail(`${what} before message_start`);
+  if (s.phase === 'done') throw fail(`${what} after message_stop`);
+}
+
+function openBlock(s: State, index: number, what: string): Block {
+  inMessage(s, what);
+  const block = s.blocks[index];
+  if (block === undefined || !block.open) throw fail(`${what} for block ${index}, which is not open`);
+  return block;
+}
+
+function checkUsage(usage: Partial<Usage>, where: string): void {
+  for (const key of Object.keys(usage) as (keyof Usage)[]) {
+    const value = usage[key];
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) {
+      throw fail(`${where} usage.${key} is ${String(value)}, not a non-negative integer`);
+    }
+  }
+}
+
+/** Which block kinds each delta may touch (opaque deltas: any open block). */
+const DELTA_TARGETS: Record<DeltaType, readonly Kind[] | null> = {
+  'text-delta': ['text'],
+  'citation-delta': ['text'],
+  'thinking-delta': ['thinking'],
+  'signature-delta': ['thinking'],
+  // server-side tool calls are opaque blocks that stream their input the same way
+  'tool-input-delta': ['tool-call', 'opaque'],
+  'opaque-delta': null,
+};
+
+type DeltaEvent = Extract<CanonicalEvent, { type: DeltaType }>;
+
+/** The open block a delta applies to, after checking the delta kind fits the block kind. */
+function deltaBlock(s: State, ev: DeltaEvent): Block {
+  const block = openBlock(s, ev.index, ev.type);
+  const targets = DELTA_TARGETS[ev.type];
+  if (targets !== null && !targets.includes(block.kind)) throw fail(`${ev.type} on block ${ev.index}, a ${block.kind} block`);
+  return block;
+}
+
+function checkToolInput(json: string, index: number): void {
+  if (json === '') return; // no argument at all: the input is {}
+  let value: JsonValue;
+  try {
+    value = parseStrict(json);
+  } catch (err) {
+    const reason = err instanceof JsonSyntaxError ? `${err.reason} at ${err.path || '(root)'}` : 'unreadable';
+    throw fail(`tool input of block ${index} is not valid JSON: ${reason}`, err);
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw fail(`tool input of block ${index} is not a JSON object`);
+}
+
+const CHECKS: { [T in CanonicalEventType]: Check<T> } = {
+  'message-start': (s, ev, ctx) => {
+    if (s.phase !== 'before') throw fail(s.phase === 'done' ? 'message_start after message_stop' : 'a second message_start');
+    if (ev.id === '') throw fail('message_start without a message id');
+    const expected = (s.opts.expectedModel ?? ((c) => c.provider?.upstreamModel))(ctx);
+    if (expected !== undefined && !(s.opts.modelMatches ?? sameModel)(expected, ev.model)) {
+      throw fail(`the provider answered with model "${ev.model}", but "${expected}" was dispatched`);
+    }
+    checkUsage(ev.usage, 'message_start');
+    s.usage = { ...ev.usage };
+    ctx.usage = { ...s.usage };
+    s.phase = 'blocks';
+  },
+  'block-start': (s, ev) => {
+    inMessage(s, 'block-start');
+    if (s.phase === 'ending') throw fail(`block ${ev.index} started after message_delta`);
+    if (ev.index !== s.blocks.length) throw fail(`block ${ev.index} started, but the next index is ${s.blocks.length}`);
+    const b = ev.block;
+    if (b.kind === 'tool-call') {
+      if (b.id === '') throw fail(`tool call in block ${ev.index} has no id`);
+      if (b.name === '') throw fail(`tool call in block ${ev.index} has no name`);
+      if (s.toolIds.has(b.id)) throw fail(`tool call id ${b.id} is used twice`);
+      s.toolIds.add(b.id);
+    }
+    s.blocks.push({ kind: b.kind, open: true, json: '', signature: b.kind === 'thinking' ? b.signature : '' });
+    s.openCount++;
+  },
+  'text-delta': deltaBlock,
+  'citation-delta': deltaBlock,
+  'thinking-delta': deltaBlock,
+  'opaque-delta': deltaBlock,
+  'signature-delta': (s, ev) => {
+    deltaBlock(s, ev).signature = ev.signature;
+  },
+  'tool-input-delta': (s, ev) => {
+    deltaBlock(s, ev).json += ev.json;
+  },
+  'block-stop': (s, ev) => {
+    const block = openBlock(s, ev.index, 'block-stop');
+    if (block.kind === 'tool-call' || block.kind === 'opaque') checkToolInput(block.json, ev.index);
+    if (block.kind === 'thinking' && block.signature === '') throw fail(`thinking block ${ev.index} closed without a signature`);
+    block.open = false;
+    block.json = '';
+    s.openCount--;
+  },
+  'message-delta': (s, ev, ctx) => {
+    inMessage(s, 'message_delta');
+    if (s.openCount > 0) throw fail(`message_delta while block ${s.blocks.findIndex((b) => b.open)} is open`);
+    checkUsage(ev.usage, 'message_delta');
+    const usage = s.usage!;
+    if (ev.usage.output !== undefined && ev.usage.output < usage.output) {
+      throw fail(`output usage went down from ${usage.output} to ${ev.usage.output}`);
+    }
+    s.usage = { ...usage, ...ev.usage };
+    ctx.usage = { ...s.usage };
+    s.phase = 'ending';
+  },
+  'message-stop': (s) => {
+    inMessage(s, 'message_stop');
+    if (s.openCount > 0) throw fail(`message_stop while block ${s.blocks.findIndex((b) => b.open)} is open`);
+    if (s.phase !== 'ending') throw fail('message_stop without message_delta');
+    s.phase = 'done';
+  },
+  ping: (s) => {
+    if (s.phase === 'done') throw fail('ping after message_stop');
+  },
+  'opaque-event': (s, ev) => inMessage(s, `event ${ev.name}`),
+  error: (s) => {
+    s.phase = 'errored';
+  },
+};
+
+export function integrity(opts: IntegrityOptions = {}): Stage<CanonicalEvent, CanonicalEvent> {
+  const s = new State(opts);
+  return {
+    name: 'integrity',
+    step(ev, ctx) {
+      if (s.phase === 'errored') {
+        // an upstream error is terminal: nothing after it reaches the client
+        ctx.log.warn({ event: ev.type }, 'integrity: event after an upstream error dropped');
+        return undefined;
+      }
+      (CHECKS[ev.type] as (s: State, ev: CanonicalEvent, ctx: RequestContext) => void)(s, ev, ctx);
+      return [ev];
+    },
+    flush() {
+      if (s.phase !== 'done' && s.phase !== 'errored') throw fail('stream ended before message_stop');
+      return undefined;
+    },
+  };
+}

@@ -1,0 +1,53 @@
+// parse-body: request bytes → RawBody. Counts bytes as they arrive and fails with 413 the moment the
+// limit is passed (the rest is never buffered); at the end parses strict RFC JSON, naming the path
+// of the first problem (duplicate key, NaN, trailing garbage, invalid UTF-8).
+import type { RawBody } from '../lib/chunks.js';
+import { GatewayError } from '../lib/errors.js';
+import { JsonSyntaxError, parseStrict } from '../lib/json/strict-parse.js';
+import type { Stage, StageFactory } from '../lib/stage.js';
+
+export function bodyTooLarge(limit: number): GatewayError {
+  return new GatewayError('GW_ERR_BODY_TOO_LARGE', `The request body exceeds the maximum of ${limit} bytes (32 MiB). Nothing was processed.`);
+}
+
+/** Declared Content-Length over the limit: refuse before reading anything. */
+export function checkDeclaredLength(header: string | undefined, limit: number): void {
+  if (header !== undefined && /^\d+$/.test(header) && Number(header) > limit) throw bodyTooLarge(limit);
+}
+
+export function parseJsonBody(bytes: Buffer): RawBody {
+  if (bytes.length === 0) {
+    throw new GatewayError('GW_ERR_BODY_INVALID_JSON', 'The request body is empty; a JSON object is required. Nothing was processed.');
+  }
+  try {
+    return { value: parseStrict(bytes), bytes: bytes.length };
+  } catch (err) {
+    if (err instanceof JsonSyntaxError) {
+      throw new GatewayError('GW_ERR_BODY_INVALID_JSON', `The request body is not valid JSON: ${err.message}. Nothing was processed.`, {
+        param: err.path || undefined,
+        cause: err,
+      });
+    }
+    throw err;
+  }
+}
+
+export function parseBody(opts: { limit: number }): StageFactory<Buffer, RawBody> {
+  return (ctx): Stage<Buffer, RawBody> => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    checkDeclaredLength(ctx.headers['content-length'], opts.limit);
+    return {
+      name: 'parse-body',
+      step(chunk) {
+        size += chunk.length;
+        if (size > opts.limit) throw bodyTooLarge(opts.limit);
+        chunks.push(chunk);
+        return undefined;
+      },
+      flush() {
+        return [parseJsonBody(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size))];
+      },
+    };
+  };
+}

@@ -1,0 +1,33 @@
+// UpstreamMessage → CanonicalEvent with the upstream dialect's decoder (lib/dialects/decoders.ts).
+// The dialect is resolved once, on the first message: by default from the provider that answered
+// (`ctx.provider`, set by dispatch), or from the `dialect` option (offline replay, tests).
+import type { CanonicalEvent, DialectName, UpstreamMessage } from '../lib/chunks.js';
+import type { RequestContext } from '../lib/context.js';
+import { upstreamDecoders, upstreamDialect, type UpstreamDecoder } from '../lib/dialects/decoders.js';
+import { GatewayError } from '../lib/errors.js';
+import type { Stage } from '../lib/stage.js';
+
+export interface ProviderDecodeOptions {
+  /** the upstream wire dialect; default: derived from `ctx.provider` */
+  dialect?: (ctx: RequestContext) => DialectName | undefined;
+}
+
+export function providerDecode(opts: ProviderDecodeOptions = {}): Stage<UpstreamMessage, CanonicalEvent> {
+  let decoder: UpstreamDecoder | undefined;
+
+  function resolve(ctx: RequestContext): UpstreamDecoder {
+    const dialect = opts.dialect ? opts.dialect(ctx) : upstreamDialect(ctx.provider);
+    if (dialect === undefined) throw new GatewayError('GW_ERR_INTERNAL', 'provider-decode: the upstream dialect is unknown');
+    const found = upstreamDecoders[dialect];
+    if (found === undefined) throw new GatewayError('GW_ERR_INTERNAL', `provider-decode: no decoder for the ${dialect} dialect`);
+    return found;
+  }
+
+  return {
+    name: 'provider-decode',
+    step(msg, ctx) {
+      decoder ??= resolve(ctx);
+      return msg.kind === 'sse' ? decoder.sse(msg) : decoder.json(msg.body);
+    },
+  };
+}

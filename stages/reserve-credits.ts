@@ -1,0 +1,106 @@
+// reserve-credits: RoutedRequest → RoutedRequest (unchanged). Before any provider work: the key's
+// rate limits admit the request (429 before anything is held), then the ledger holds the request's
+// maximum cost against the organization's balance and every spend cap (402), and the reservation is
+// put on the context for `settle` to end. The limit headers go on every answer, in the client
+// dialect's names.
+import type { DialectName, RoutedRequest } from '../lib/chunks.js';
+import type { RequestContext } from '../lib/context.js';
+import { GatewayError } from '../lib/errors.js';
+import { estimateUnits, tokenEstimate } from '../lib/pricing.js';
+import type { RateDecision } from '../lib/rate-limit.js';
+import type { Stage, StageFactory } from '../lib/stage.js';
+
+interface HeaderNames {
+  requestsLimit: string;
+  requestsRemaining: string;
+  requestsReset: string;
+  tokensLimit: string;
+  tokensRemaining: string;
+  tokensReset: string;
+  /** how a reset is written: an RFC 3339 instant, or a duration like `12s` / `1m0s` */
+  reset: 'instant' | 'duration';
+}
+
+const ANTHROPIC: HeaderNames = {
+  requestsLimit: 'anthropic-ratelimit-requests-limit',
+  requestsRemaining: 'anthropic-ratelimit-requests-remaining',
+  requestsReset: 'anthropic-ratelimit-requests-reset',
+  tokensLimit: 'anthropic-ratelimit-tokens-limit',
+  tokensRemaining: 'anthropic-ratelimit-tokens-remaining',
+  tokensReset: 'anthropic-ratelimit-tokens-reset',
+  reset: 'instant',
+};
+
+const OPENAI: HeaderNames = {
+  requestsLimit: 'x-ratelimit-limit-requests',
+  requestsRemaining: 'x-ratelimit-remaining-requests',
+  requestsReset: 'x-ratelimit-reset-requests',
+  tokensLimit: 'x-ratelimit-limit-tokens',
+  tokensRemaining: 'x-ratelimit-remaining-tokens',
+  tokensReset: 'x-ratelimit-reset-tokens',
+  reset: 'duration',
+};
+
+/** The one place rate-limit header names are decided, per client dialect. */
+export const RATE_LIMIT_HEADERS = {
+  anthropic: ANTHROPIC,
+  'openai-chat': OPENAI,
+  'openai-responses': OPENAI,
+  'openai-transcriptions': OPENAI,
+} as const satisfies Record<DialectName, HeaderNames>;
+
+function formatReset(seconds: number, style: HeaderNames['reset'], now: number): string {
+  if (style === 'instant') return new Date(now + seconds * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  return seconds >= 60 ? `${Math.floor(seconds / 60)}m${seconds % 60}s` : `${seconds}s`;
+}
+
+/** A decision's limit headers in the dialect's names (none for an unlimited key). */
+export function rateLimitHeaders(dialect: DialectName, d: RateDecision, now = Date.now()): Record<string, string> {
+  const names = RATE_LIMIT_HEADERS[dialect];
+  const out: Record<string, string> = {};
+  if (d.limit !== null && d.remaining !== null && d.resetSeconds !== null) {
+    out[names.requestsLimit] = String(d.limit);
+    out[names.requestsRemaining] = String(d.remaining);
+    out[names.requestsReset] = formatReset(d.resetSeconds, names.reset, now);
+  }
+  if (d.tokens !== null) {
+    out[names.tokensLimit] = String(d.tokens.limit);
+    out[names.tokensRemaining] = String(d.tokens.remaining);
+    out[names.tokensReset] = formatReset(d.tokens.resetSeconds, names.reset, now);
+  }
+  return out;
+}
+
+export interface ReserveCreditsOptions {
+  /**
+   * An upper bound of the audio seconds a per-minute-priced request will be billed for
+   * (transcriptions); default none.
+   */
+  audioSecondsBound?: (routed: RoutedRequest, ctx: RequestContext) => number | null;
+}
+
+export function reserveCredits(opts: ReserveCreditsOptions = {}): StageFactory<RoutedRequest, RoutedRequest> {
+  return (): Stage<RoutedRequest, RoutedRequest> => ({
+    name: 'reserve-credits',
+    step(routed, ctx) {
+      if (ctx.reservation !== null) return [routed];
+      const key = ctx.key;
+      if (key === null) throw new GatewayError('GW_ERR_INTERNAL', 'reserve-credits ran without an authenticated key.');
+      const { catalog, rateLimiter, store } = ctx.services;
+      const model = catalog.get(routed.modelId);
+      if (model === undefined) throw new GatewayError('GW_ERR_INTERNAL', `reserve-credits: model ${routed.modelId} is not in the catalog.`);
+      const tokens = tokenEstimate(model, routed);
+      const decision = rateLimiter.admit(key, tokens, (d) => rateLimitHeaders(ctx.dialect, d));
+      Object.assign(ctx.response.headers, rateLimitHeaders(ctx.dialect, decision));
+      const amount = estimateUnits(model, routed, opts.audioSecondsBound?.(routed, ctx) ?? 0);
+      try {
+        ctx.reservation = store.ledger.reserve({ requestId: ctx.reqId, key, amount });
+      } catch (err) {
+        // nothing will run: give the counted tokens back
+        rateLimiter.record(key, 0, decision.estimatedTokens);
+        throw err;
+      }
+      return [routed];
+    },
+  });
+}

@@ -1,0 +1,124 @@
+// route: CanonicalRequest → RoutedRequest. Resolves the model value (catalog id, alias, vendor name,
+// undated version, bound snapshot) or, for `gateway-auto`, picks the first router candidate that
+// meets the request's hard needs; checks the key's model allowlist; caps max_tokens to the model's
+// maximum output and reconciles a manual thinking budget.
+import type { CanonicalRequest, RoutedRequest } from '../lib/chunks.js';
+import type { CatalogModel } from '../lib/catalog.js';
+import { modelAllowed } from '../lib/catalog.js';
+import type { RequestContext } from '../lib/context.js';
+import { GatewayError, capabilityRejected } from '../lib/errors.js';
+import type { Stage, StageFactory } from '../lib/stage.js';
+
+export const AUTO_MODEL = 'gateway-auto';
+const MIN_THINKING_BUDGET = 1024;
+
+/** The first hard need `model` fails, or null when it can serve the request. */
+export function unmetNeed(model: CatalogModel, req: CanonicalRequest, allow: readonly string[]): string | null {
+  if (!model.text) return 'a text API';
+  for (const m of req.needs.modalities) if (!model.input.has(m)) return `${m} input`;
+  if (req.needs.tools && !model.tools) return 'tool use';
+  if (req.needs.reasoning && !model.reasoning) return 'reasoning';
+  if (req.needs.speed === 'fast' && !model.speeds.has('fast')) return 'fast mode';
+  if (req.inputTokenBound > model.contextWindow) return `a context window of ${req.inputTokenBound} tokens`;
+  if (!modelAllowed(allow, model.id)) return "the key's model allowlist";
+  return null;
+}
+
+function unknownModel(ctx: RequestContext, value: string): GatewayError {
+  const close = ctx.services.catalog.suggestions(value);
+  const hint = close.length ? ` Close matches: ${close.join(', ')}.` : '';
+  return new GatewayError('GW_ERR_MODEL_UNKNOWN', `model: unknown model "${value}".${hint} GET /v1/models lists every available id.`, { param: 'model' });
+}
+
+function pickAuto(req: CanonicalRequest, ctx: RequestContext): CatalogModel {
+  if (req.needs.signedThinking) {
+    throw new GatewayError(
+      'GW_ERR_REQUEST_INVALID',
+      `model: "${AUTO_MODEL}" cannot continue a conversation that replays signed thinking or redacted_thinking blocks: their signatures are bound to the model that produced them. Pin one explicit model for the whole conversation.`,
+      { param: 'model' },
+    );
+  }
+  const allow = ctx.key?.models ?? [];
+  const unmet: string[] = [];
+  for (const model of ctx.services.catalog.routerPool) {
+    const need = unmetNeed(model, req, allow);
+    if (need === null) return model;
+    unmet.push(need);
+  }
+  const modality = unmet.find((n) => n.endsWith(' input') && !n.startsWith('text'));
+  const message = `model: no model available to "${AUTO_MODEL}" meets this request's needs (${[...new Set(unmet)].join(', ') || 'no candidates configured'}).`;
+  if (modality && unmet.every((n) => n.endsWith(' input'))) {
+    throw new GatewayError('GW_ERR_MODALITY_UNSUPPORTED', message, { param: 'model' });
+  }
+  throw new GatewayError('GW_ERR_MODEL_UNKNOWN', message, { param: 'model' });
+}
+
+function checkDirect(model: CatalogModel, req: CanonicalRequest, ctx: RequestContext): void {
+  if (!modelAllowed(ctx.key?.models ?? [], model.id)) {
+    throw new GatewayError('GW_ERR_MODEL_NOT_ALLOWED', `model: this API key may not use model "${model.id}".`, { param: 'model' });
+  }
+  if (!model.text) {
+    throw new GatewayError('GW_ERR_MODEL_UNKNOWN', `model: "${model.id}" is not a text model (it serves transcriptions only).`, { param: 'model' });
+  }
+  for (const m of req.needs.modalities) {
+    if (!model.input.has(m)) {
+      throw new GatewayError('GW_ERR_MODALITY_UNSUPPORTED', `model: "${model.id}" does not accept ${m} input. Remove the ${m} content or pick a model that accepts it.`, { param: 'model' });
+    }
+  }
+  if (req.needs.speed === 'fast' && !model.speeds.has('fast')) {
+    throw capabilityRejected('speed', `model "${model.id}" has no fast mode. Remove "speed" or change it to "standard", or pin a model that supports fast mode.`);
+  }
+}
+
+export function routeRequest(req: CanonicalRequest, ctx: RequestContext): RoutedRequest {
+  const started = performance.now();
+  let model: CatalogModel;
+  const auto = req.model === null || req.model === AUTO_MODEL;
+  if (auto) {
+    model = pickAuto(req, ctx);
+  } else {
+    const hit = ctx.services.catalog.resolve(req.model!);
+    if (!hit) throw unknownModel(ctx, req.model!);
+    model = hit.model;
+    checkDirect(model, req, ctx);
+  }
+  const routingLatencyMs = auto ? Math.round((performance.now() - started) * 1000) / 1000 : null;
+  let maxTokens = req.maxTokens;
+  let cappedTo: number | null = null;
+  if (maxTokens !== null && maxTokens > model.maxOutputTokens) {
+    maxTokens = model.maxOutputTokens;
+    cappedTo = maxTokens;
+  }
+  let budget = req.thinkingBudget ?? null;
+  if (budget !== null && maxTokens !== null && budget >= maxTokens) {
+    budget = maxTokens - 1;
+    if (budget < MIN_THINKING_BUDGET) {
+      throw new GatewayError(
+        'GW_ERR_REQUEST_INVALID',
+        `thinking.budget_tokens: model "${model.id}" allows at most ${maxTokens} output tokens, which leaves no room for the minimum thinking budget of ${MIN_THINKING_BUDGET}. Raise max_tokens or lower the thinking budget.`,
+        { param: 'thinking.budget_tokens' },
+      );
+    }
+  }
+  return {
+    request: req,
+    modelId: model.id,
+    deployments: model.deployments,
+    routed: auto,
+    routingLatencyMs,
+    maxTokens,
+    maxTokensCappedTo: cappedTo,
+    thinkingBudget: budget,
+  };
+}
+
+export function route(): StageFactory<CanonicalRequest, RoutedRequest> {
+  return (): Stage<CanonicalRequest, RoutedRequest> => ({
+    name: 'route',
+    step(req, ctx) {
+      const routed = routeRequest(req, ctx);
+      ctx.routed = routed;
+      return [routed];
+    },
+  });
+}

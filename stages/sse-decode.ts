@@ -1,0 +1,144 @@
+// Upstream bytes → UpstreamMessage. An SSE body becomes one message per event (eventsource-parser,
+// bounded buffer); a JSON body is collected and emitted once at the end as `{kind: 'json', body}`.
+//
+// SSE or JSON? Decided once, on the first chunk (or at the end for an empty body), by the `mode`
+// option. Its default reads `ctx.provider.stream`, which dispatch sets from the upstream's
+// content-type ('sse' or 'json'); without a provider (offline replay) it is 'auto': the first byte
+// that is not whitespace or a UTF-8 BOM decides — `{` or `[` is a JSON body, anything else
+// (`event:`, `data:`, a `:` comment) an event stream.
+import { createParser, type EventSourceParser } from 'eventsource-parser';
+import type { UpstreamMessage } from '../lib/chunks.js';
+import type { RequestContext } from '../lib/context.js';
+import { createError, type GatewayError } from '../lib/errors.js';
+import type { Stage } from '../lib/stage.js';
+
+export type BodyMode = 'sse' | 'json' | 'auto';
+
+export interface SseDecodeOptions {
+  /** default: `defaultMode` */
+  mode?: (ctx: RequestContext) => BodyMode;
+  /** largest SSE event (or partial line) held in memory, in characters; default 16 MiB */
+  maxEventSize?: number;
+  /** largest JSON body, in bytes; default 16 MiB */
+  maxJsonBytes?: number;
+}
+
+const MiB = 1024 * 1024;
+
+function integrityError(detail: string, cause?: unknown): GatewayError {
+  const err = createError('GW_ERR_INTEGRITY', detail, cause === undefined ? undefined : { cause });
+  err.providerWork = true;
+  return err;
+}
+
+export function defaultMode(ctx: RequestContext): BodyMode {
+  if (ctx.provider === null) return 'auto';
+  return ctx.provider.stream ? 'sse' : 'json';
+}
+
+/** First byte that is not JSON/SSE whitespace or part of a leading BOM; -1 when none. */
+function firstSignificant(chunk: Uint8Array): number {
+  for (let i = 0; i < chunk.length; i++) {
+    const b = chunk[i]!;
+    if (b !== 0x20 && b !== 0x09 && b !== 0x0a && b !== 0x0d && b !== 0xef && b !== 0xbb && b !== 0xbf) return b;
+  }
+  return -1;
+}
+
+export function sseDecode(opts: SseDecodeOptions = {}): Stage<Buffer, UpstreamMessage> {
+  const maxEventSize = opts.maxEventSize ?? 16 * MiB;
+  const maxJsonBytes = opts.maxJsonBytes ?? 16 * MiB;
+  const decoder = new TextDecoder('utf-8', { fatal: true });
+  let mode: 'sse' | 'json' | undefined;
+  /** JSON body parts, or bytes held back while 'auto' has seen only whitespace */
+  let held: Buffer[] = [];
+  let heldBytes = 0;
+  let out: UpstreamMessage[] | undefined;
+  let overflow = false;
+  let parser: EventSourceParser | undefined;
+
+  function newParser(): EventSourceParser {
+    return createParser({
+      maxBufferSize: maxEventSize,
+      onEvent(m) {
+        if (m.data.length > maxEventSize) overflow = true;
+        else (out ??= []).push({ kind: 'sse', event: m.event, data: m.data });
+      },
+      onError(err) {
+        // unknown fields and bad `retry:` values are ignored, as the SSE spec says
+        if (err.type === 'max-buffer-size-exceeded') overflow = true;
+      },
+    });
+  }
+
+  function decodeText(chunk: Uint8Array | undefined): string {
+    try {
+      return chunk === undefined ? decoder.decode() : decoder.decode(chunk, { stream: true });
+    } catch (err) {
+      throw integrityError('the event stream is not valid UTF-8', err);
+    }
+  }
+
+  function feedSse(chunk: Uint8Array | undefined): UpstreamMessage[] | undefined {
+    const text = decodeText(chunk);
+    if (text !== '') (parser ??= newParser()).feed(text);
+    if (overflow) throw integrityError(`an event exceeds the maximum size of ${maxEventSize} characters`);
+    const ready = out;
+    out = undefined;
+    return ready;
+  }
+
+  function hold(chunk: Buffer): void {
+    heldBytes += chunk.length;
+    if (heldBytes > maxJsonBytes) throw integrityError(`the response body exceeds ${maxJsonBytes} bytes`);
+    held.push(chunk);
+  }
+
+  /** SSE was just decided: feed the whitespace held back so far, then `last` (undefined = end of input). */
+  function feedHeld(last: Buffer | undefined): UpstreamMessage[] | undefined {
+    let ready: UpstreamMessage[] | undefined;
+    for (const part of held) {
+      const got = feedSse(part);
+      if (got) ready = ready ? ready.concat(got) : got;
+    }
+    held = [];
+    heldBytes = 0;
+    const got = feedSse(last);
+    return ready && got ? ready.concat(got) : (ready ?? got);
+  }
+
+  function decide(ctx: RequestContext, first: number): 'sse' | 'json' | undefined {
+    const wanted = (opts.mode ?? defaultMode)(ctx);
+    if (wanted !== 'auto') return wanted;
+    if (first === -1) return undefined;
+    return first === 0x7b || first === 0x5b ? 'json' : 'sse';
+  }
+
+  return {
+    name: 'sse-decode',
+    step(chunk, ctx) {
+      if (mode === 'sse') return feedSse(chunk);
+      if (mode === 'json') {
+        hold(chunk);
+        return undefined;
+      }
+      mode = decide(ctx, firstSignificant(chunk));
+      if (mode === 'sse') return feedHeld(chunk);
+      hold(chunk);
+      return undefined;
+    },
+    flush(ctx) {
+      mode ??= decide(ctx, -1) ?? 'sse';
+      if (mode === 'sse') return feedHeld(undefined);
+      const bytes = held.length === 1 ? held[0]! : Buffer.concat(held, heldBytes);
+      held = [];
+      let body: string;
+      try {
+        body = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+      } catch (err) {
+        throw integrityError('the response body is not valid UTF-8', err);
+      }
+      return [{ kind: 'json', body }];
+    },
+  };
+}

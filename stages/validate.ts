@@ -1,0 +1,14 @@
+// validate: RawBody → CanonicalRequest, with the client dialect's validator. Runs before any
+// provider work; its errors name the exact field path and are never charged.
+import type { CanonicalRequest, RawBody } from '../lib/chunks.js';
+import type { RequestContext } from '../lib/context.js';
+import type { Stage, StageFactory } from '../lib/stage.js';
+
+export type Validator = (raw: RawBody, ctx: RequestContext) => CanonicalRequest;
+
+export function validate(validator: Validator): StageFactory<RawBody, CanonicalRequest> {
+  return (): Stage<RawBody, CanonicalRequest> => ({
+    name: 'validate',
+    step: (raw, ctx) => [validator(raw, ctx)],
+  });
+}

@@ -1,0 +1,163 @@
+// Helpers for replay tests: chunkings of a byte stream, the offline decode/encode chains, an SSE
+// frame splitter, and an independent Message accumulator written from the official SDK's rules
+// (its `#accumulateMessage`), used to check what the gateway's encoders produce.
+import { createParser } from 'eventsource-parser';
+import type { CanonicalEvent, DialectName } from '../../lib/chunks.js';
+import type { RequestContext } from '../../lib/context.js';
+import { anthropicJsonEncode } from '../../lib/dialects/anthropic/encode-json.js';
+import { offlineContext, type OfflineContextOptions } from '../../lib/offline-context.js';
+import type { Stage, StageOutput } from '../../lib/stage.js';
+import { integrity, type IntegrityOptions } from '../../stages/integrity.js';
+import { providerDecode } from '../../stages/provider-decode.js';
+import { sseDecode, type SseDecodeOptions } from '../../stages/sse-decode.js';
+import { sseEncode } from '../../stages/sse-encode.js';
+
+/** mulberry32: a tiny seeded PRNG, so "random" chunkings are the same on every run */
+export function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export function seedOf(name: string): number {
+  let h = 2166136261;
+  for (let i = 0; i < name.length; i++) h = Math.imul(h ^ name.charCodeAt(i), 16777619);
+  return h >>> 0;
+}
+
+export type Chunking = 'whole' | 'bytes' | 'random';
+export const CHUNKINGS: readonly Chunking[] = ['whole', 'bytes', 'random'];
+
+export function chunk(buf: Buffer, how: Chunking, seed = 1): Buffer[] {
+  if (how === 'whole') return [buf];
+  const out: Buffer[] = [];
+  if (how === 'bytes') {
+    for (let i = 0; i < buf.length; i++) out.push(buf.subarray(i, i + 1));
+    return out;
+  }
+  const rand = prng(seed);
+  for (let i = 0; i < buf.length; ) {
+    const size = 1 + Math.floor(rand() * (rand() < 0.5 ? 8 : 300));
+    out.push(buf.subarray(i, i + size));
+    i += size;
+  }
+  return out;
+}
+
+export interface DecodeOptions extends IntegrityOptions, SseDecodeOptions {
+  from?: DialectName;
+  ctx?: RequestContext;
+  context?: OfflineContextOptions;
+}
+
+type AnyStage = Stage<never, unknown>;
+
+function pump(stages: readonly AnyStage[], i: number, items: StageOutput<unknown>, ctx: RequestContext, out: unknown[]): void {
+  if (items == null) return;
+  if (Symbol.asyncIterator in items) throw new Error(`stage ${stages[i - 1]?.name} answered asynchronously`);
+  for (const item of items) {
+    if (i === stages.length) out.push(item);
+    else pump(stages, i + 1, stages[i]!.step(item as never, ctx), ctx, out);
+  }
+}
+
+/**
+ * Run stages in order without streams or promises (the stages here answer synchronously), flushing
+ * each in turn as a pipeline does. lib/stage.ts's async `chain`/`runStage` cost ~40 µs per 1-byte
+ * chunk; this keeps the byte-by-byte runs of large fixtures fast. One test also runs real streams.
+ */
+export function runSync<O>(stages: readonly AnyStage[], inputs: Iterable<unknown>, ctx: RequestContext): O[] {
+  const out: unknown[] = [];
+  for (const input of inputs) pump(stages, 0, [input], ctx, out);
+  for (let i = 0; i < stages.length; i++) pump(stages, i + 1, stages[i]!.flush?.(ctx), ctx, out);
+  return out as O[];
+}
+
+export function decodeStages(opts: DecodeOptions = {}): AnyStage[] {
+  const from = opts.from ?? 'anthropic';
+  return [sseDecode(opts), providerDecode({ dialect: () => from }), integrity(opts)];
+}
+
+/** sse-decode → provider-decode → integrity over the chunks. */
+export async function decode(chunks: Buffer[], opts: DecodeOptions = {}): Promise<{ events: CanonicalEvent[]; ctx: RequestContext }> {
+  const ctx = opts.ctx ?? offlineContext({ reqId: 'req_test', ...opts.context });
+  const events = runSync<CanonicalEvent>(decodeStages(opts), chunks, ctx);
+  return { events, ctx };
+}
+
+export async function encodeSse(events: CanonicalEvent[], clientModel?: string, ctx = offlineContext({ reqId: 'req_test' })): Promise<string> {
+  return runSync<string>([sseEncode({ clientModel })], events, ctx).join('');
+}
+
+export async function encodeJson(events: CanonicalEvent[], clientModel?: string, ctx = offlineContext({ reqId: 'req_test' })): Promise<string> {
+  const out = runSync<string>([anthropicJsonEncode({ clientModel })], events, ctx);
+  if (out.length !== 1) throw new Error(`expected one JSON body, got ${out.length}`);
+  return out[0]!;
+}
+
+export interface Frame {
+  event: string | undefined;
+  data: string;
+}
+
+export function frames(text: string): Frame[] {
+  const out: Frame[] = [];
+  const parser = createParser({ onEvent: (m) => out.push({ event: m.event, data: m.data }) });
+  parser.feed(text);
+  return out;
+}
+
+type Obj = Record<string, unknown>;
+
+/**
+ * The Message an SDK client accumulates from Messages SSE frames, following the official SDK's
+ * rules, plus two things the SDK leaves out and a non-streaming Message has: every message_delta
+ * usage field (not only the known ones) and `stop_details`.
+ */
+export function accumulate(list: Frame[]): Obj {
+  let message: Obj | undefined;
+  const json = new Map<number, string>();
+  for (const f of list) {
+    const ev = JSON.parse(f.data) as Obj;
+    if (ev.type === 'message_start') {
+      message = structuredClone(ev.message) as Obj;
+      continue;
+    }
+    if (message === undefined) throw new Error(`${String(ev.type)} before message_start`);
+    const content = message.content as Obj[];
+    if (ev.type === 'content_block_start') content.push(structuredClone(ev.content_block) as Obj);
+    if (ev.type === 'content_block_delta') {
+      const index = ev.index as number;
+      const block = content[index]!;
+      const delta = ev.delta as Obj;
+      if (delta.type === 'text_delta') block.text = String(block.text ?? '') + String(delta.text);
+      if (delta.type === 'citations_delta') block.citations = [...((block.citations as unknown[]) ?? []), delta.citation];
+      if (delta.type === 'thinking_delta') block.thinking = String(block.thinking) + String(delta.thinking);
+      if (delta.type === 'signature_delta') block.signature = delta.signature;
+      if (delta.type === 'compaction_delta') block.content = String(block.content ?? '') + String(delta.content);
+      if (delta.type === 'input_json_delta') json.set(index, (json.get(index) ?? '') + String(delta.partial_json));
+    }
+    if (ev.type === 'content_block_stop') {
+      // the SDK re-parses the partial JSON after every delta; once the block is closed that is the full parse
+      const buf = json.get(ev.index as number);
+      if (buf) content[ev.index as number]!.input = JSON.parse(buf);
+    }
+    if (ev.type === 'message_delta') {
+      const delta = ev.delta as Obj;
+      message.stop_reason = delta.stop_reason;
+      message.stop_sequence = delta.stop_sequence;
+      if (delta.stop_details !== undefined) message.stop_details = delta.stop_details;
+      if (delta.container !== undefined) message.container = delta.container;
+      if (ev.context_management !== undefined) message.context_management = ev.context_management;
+      const usage = message.usage as Obj;
+      for (const [k, v] of Object.entries(ev.usage as Obj)) if (v !== null) usage[k] = v;
+    }
+  }
+  if (message === undefined) throw new Error('no message_start');
+  return message;
+}
