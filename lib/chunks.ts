@@ -76,6 +76,8 @@ export interface RoutedRequest {
   routingLatencyMs: number | null;
   /** max_tokens after capping to the model's maximum; null when the caller gave none */
   maxTokens: number | null;
+  /** the served model's maximum output tokens (the ceiling when the caller gave none) */
+  modelMaxOutputTokens: number;
   maxTokensCappedTo: number | null;
   thinkingBudget: number | null;
 }

@@ -107,6 +107,7 @@ export function routeRequest(req: CanonicalRequest, ctx: RequestContext): Routed
     routed: auto,
     routingLatencyMs,
     maxTokens,
+    modelMaxOutputTokens: model.maxOutputTokens,
     maxTokensCappedTo: cappedTo,
     thinkingBudget: budget,
   };

@@ -118,7 +118,6 @@ export function settle<T>(opts: SettleOptions = {}): StageFactory<T, T> {
       const u = ctx.usage;
       ctx.log.info(
         {
-          endpoint: ctx.endpoint,
           keyId: ctx.key?.id,
           model: ctx.routed?.modelId,
           provider: ctx.provider?.id,
