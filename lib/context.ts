@@ -8,6 +8,12 @@ import type { KeyRecord, Reservation } from './store/types.js';
 import type { Services } from './services.js';
 import type { MessagesHeaderInfo } from './dialects/anthropic/headers.js';
 
+/** The request id a client sees: the `request-id` header (the upstream's id when it differs), else ours. */
+export function publicRequestId(ctx: RequestContext): string {
+  const h = ctx.response.headers['request-id'];
+  return typeof h === 'string' ? h : ctx.reqId;
+}
+
 export type EndpointName =
   | 'messages'
   | 'messages.count_tokens'

@@ -5,7 +5,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { RequestContext } from './context.js';
+import { publicRequestId, type RequestContext } from './context.js';
 import { GatewayError } from './errors.js';
 import { renderError } from './dialects/errors.js';
 import { toTransform, type Stage, type StageFactory } from './stage.js';
@@ -40,11 +40,6 @@ function requestSource(req: IncomingMessage): Readable {
   req.once('end', () => source.push(null));
   req.once('error', (err) => source.destroy(err));
   return source;
-}
-
-export function publicRequestId(ctx: RequestContext): string {
-  const h = ctx.response.headers['request-id'];
-  return typeof h === 'string' ? h : ctx.reqId;
 }
 
 /** Write an error response (before any byte went out) in the client's dialect. */

@@ -2,7 +2,8 @@
 // on the first event (or failure) for `ctx.dialect` unless the `dialect` option names one, and sets
 // `ctx.keepalive` to that dialect's keep-alive frame. `fail` gives the terminal in-band error frame.
 import type { CanonicalEvent, DialectName } from '../lib/chunks.js';
-import type { RequestContext } from '../lib/context.js';
+import { publicRequestId, type RequestContext } from '../lib/context.js';
+import { messagesGatewayInfo } from '../lib/gateway-info.js';
 import { sseEncoders, type SseEncoder } from '../lib/dialects/encoders.js';
 import { GatewayError } from '../lib/errors.js';
 import type { Stage } from '../lib/stage.js';
@@ -23,7 +24,7 @@ export function sseEncode(opts: SseEncodeOptions = {}): Stage<CanonicalEvent, st
     if (factory === undefined) throw new GatewayError('GW_ERR_INTERNAL', `sse-encode: no SSE encoder for the ${dialect} dialect`);
     const m = opts.clientModel;
     const clientModel = typeof m === 'function' ? m(ctx) : (m ?? ctx.routed?.request.model ?? undefined);
-    const built = factory({ clientModel, requestId: ctx.reqId });
+    const built = factory({ clientModel, requestId: publicRequestId(ctx), gateway: messagesGatewayInfo(ctx), ctx });
     ctx.keepalive = built.keepalive;
     return built;
   }

@@ -20,8 +20,12 @@ export interface SseEncoder {
 export interface SseEncoderOptions {
   /** the model value the client asked for; undefined keeps the upstream value */
   clientModel: string | undefined;
-  /** the gateway request id */
+  /** the request id the client sees (the `request-id` header) */
   requestId: string;
+  /** the Messages `gateway` object, when there is something to say (routed, max_tokens capped) */
+  gateway: JsonObject | undefined;
+  /** the request: routed model, validated usage (ctx.usage), labels */
+  ctx: RequestContext;
 }
 
 export type SseEncoderFactory = (opts: SseEncoderOptions) => SseEncoder;

@@ -133,6 +133,7 @@ export function makeRouted(modelId: string, opts: RoutedOptions = {}): RoutedReq
     routed: false,
     routingLatencyMs: null,
     maxTokens: opts.maxTokens ?? null,
+    modelMaxOutputTokens: 64000,
     maxTokensCappedTo: null,
     thinkingBudget: null,
   };

@@ -149,7 +149,6 @@ t.test('success: settle charges exactly what the encoders report, writes the rec
   t.match(lines[0], {
     msg: 'request',
     level: 30,
-    endpoint: 'messages',
     keyId: 'key_acme',
     model: OPUS,
     provider: 'sim',

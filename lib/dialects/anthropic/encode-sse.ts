@@ -26,6 +26,8 @@ export interface AnthropicSseOptions {
   clientModel: string | undefined;
   /** the gateway request id, for `error` frames */
   requestId: string;
+  /** the `gateway` object, added to the message_start envelope when defined */
+  gateway?: JsonObject | undefined;
 }
 
 function frame(event: string, data: string): string {
@@ -39,9 +41,11 @@ export class AnthropicSseEncoder {
   private nextIndex = 0;
 
   readonly clientModel: string | undefined;
+  readonly gateway: JsonObject | undefined;
 
   constructor(private readonly opts: AnthropicSseOptions) {
     this.clientModel = opts.clientModel;
+    this.gateway = opts.gateway;
   }
 
   /** The frame(s) for one event; '' when the event has nothing to say to a Messages client. */
@@ -62,8 +66,11 @@ export class AnthropicSseEncoder {
 
   private nativeStart(parsed: JsonObject, data: string): string {
     const message = parsed.message;
-    if (!isObject(message) || envelopeUnchanged(message, this.opts.clientModel)) return frame('message_start', data);
-    return frame('message_start', JSON.stringify({ ...parsed, message: clientEnvelope(message, this.opts.clientModel) }));
+    const gateway = this.opts.gateway;
+    if (!isObject(message) || (gateway === undefined && envelopeUnchanged(message, this.opts.clientModel))) return frame('message_start', data);
+    const envelope = clientEnvelope(message, this.opts.clientModel);
+    if (gateway !== undefined) envelope.gateway = gateway;
+    return frame('message_start', JSON.stringify({ ...parsed, message: envelope }));
   }
 
   private nativeDelta(parsed: JsonObject, data: string): string {
@@ -108,6 +115,7 @@ const TRANSLATE: { [T in CanonicalEventType]: Translate<T> } = {
       stop_reason: null,
       stop_sequence: null,
       usage: usageToWire(ev.usage),
+      ...(enc.gateway !== undefined ? { gateway: enc.gateway } : {}),
     };
     return frame('message_start', JSON.stringify({ type: 'message_start', message }));
   },

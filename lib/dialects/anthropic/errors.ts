@@ -63,6 +63,7 @@ const UPSTREAM_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   'GW_ERR_UPSTREAM_RATE_LIMITED',
   'GW_ERR_UPSTREAM_OVERLOADED',
   'GW_ERR_UPSTREAM_TIMEOUT',
+  'GW_ERR_PROVIDER_UNAVAILABLE',
 ]);
 
 /** `error.type` and `error.message` for a client: an Anthropic upstream's own words are kept. */

@@ -1,0 +1,124 @@
+// The mapping tables shared by the request translators between the Messages and Chat Completions
+// dialects (messages-to-chat.ts, chat-to-messages.ts): effort names, the thinking budget ⇄ effort
+// rule, tool_choice names, image data URIs, and the few fixed strings the translators write. Each
+// table is written once here, so the two directions cannot drift apart.
+import type { JsonObject, JsonValue } from '../../chunks.js';
+
+/** Narrowing helpers for validated wire bodies (values are JsonValue, never `any`). */
+export function isObject(v: JsonValue | undefined): v is JsonObject {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+export function asArray(v: JsonValue | undefined): JsonValue[] {
+  return Array.isArray(v) ? v : [];
+}
+
+export function asString(v: JsonValue | undefined): string | undefined {
+  return typeof v === 'string' ? v : undefined;
+}
+
+// ---- effort ---------------------------------------------------------------------------------
+
+/** Chat `reasoning_effort` values an upstream Chat deployment is sent. */
+export type ChatEffort = 'minimal' | 'low' | 'medium' | 'high';
+/** `output_config.effort` values sent to an Anthropic deployment. */
+export type AnthropicEffort = 'low' | 'medium' | 'high' | 'xhigh' | 'max';
+
+/**
+ * Messages `output_config.effort` → Chat `reasoning_effort`. The Chat scale tops out at `high`, so
+ * `xhigh` and `max` become `high`; `minimal` exists on both sides.
+ */
+export const EFFORT_TO_CHAT: Readonly<Record<string, ChatEffort>> = {
+  minimal: 'minimal',
+  low: 'low',
+  medium: 'medium',
+  high: 'high',
+  xhigh: 'high',
+  max: 'high',
+};
+
+/**
+ * Chat effort (`reasoning.effort` / `reasoning_effort`) → Messages `output_config.effort`. `none` is
+ * absent on purpose: it means "no thinking". `minimal` has no Anthropic counterpart; the nearest
+ * accepted value is `low`.
+ */
+export const EFFORT_TO_ANTHROPIC: Readonly<Record<string, AnthropicEffort>> = {
+  minimal: 'low',
+  low: 'low',
+  medium: 'medium',
+  high: 'high',
+  xhigh: 'xhigh',
+  max: 'max',
+};
+
+/** Adaptive thinking without an explicit effort runs at Anthropic's default effort. */
+export const DEFAULT_EFFORT = 'high' satisfies ChatEffort & AnthropicEffort;
+
+/** A manual thinking budget at or above this many tokens counts as `high` effort, below as `medium`. */
+export const HIGH_EFFORT_BUDGET = 16000;
+
+export function effortForBudget(budget: number): 'high' | 'medium' {
+  return budget >= HIGH_EFFORT_BUDGET ? 'high' : 'medium';
+}
+
+/** Anthropic's smallest manual thinking budget. */
+export const MIN_THINKING_BUDGET = 1024;
+
+// ---- tool choice ----------------------------------------------------------------------------
+
+/** Messages `tool_choice.type` (not `tool`) ⇄ Chat `tool_choice` string. */
+export const TOOL_CHOICE_TO_CHAT: Readonly<Record<string, 'auto' | 'required' | 'none'>> = {
+  auto: 'auto',
+  any: 'required',
+  none: 'none',
+};
+
+export const TOOL_CHOICE_TO_ANTHROPIC: Readonly<Record<string, 'auto' | 'any' | 'none'>> = {
+  auto: 'auto',
+  required: 'any',
+  none: 'none',
+};
+
+// ---- images ---------------------------------------------------------------------------------
+
+/** The media types an Anthropic base64 image source accepts. */
+export const IMAGE_MEDIA_TYPES: readonly string[] = ['image/jpeg', 'image/png', 'image/gif', 'image/webp'];
+
+/** Common spellings of those media types, normalised before the check. */
+const MEDIA_TYPE_ALIASES: Readonly<Record<string, string>> = { 'image/jpg': 'image/jpeg', 'image/pjpeg': 'image/jpeg' };
+
+export function toDataUri(mediaType: string, data: string): string {
+  return `data:${mediaType};base64,${data}`;
+}
+
+/**
+ * `data:<media type>[;param…];base64,<data>` → its parts (media type lower-cased, aliases
+ * normalised). Returns a string explaining the problem when the URI is not a base64 data URI.
+ */
+export function parseDataUri(uri: string): { mediaType: string; data: string } | string {
+  const comma = uri.indexOf(',');
+  if (!uri.startsWith('data:') || comma === -1) return 'is not a valid data URI (expected data:<media type>;base64,<data>)';
+  const params = uri.slice(5, comma).split(';').map((p) => p.trim().toLowerCase());
+  if (!params.includes('base64')) return 'must be a base64 data URI (data:<media type>;base64,<data>)';
+  const raw = params[0] ?? '';
+  const mediaType = MEDIA_TYPE_ALIASES[raw] ?? raw;
+  const data = uri.slice(comma + 1);
+  if (data === '') return 'has no image data after the comma';
+  return { mediaType, data };
+}
+
+// ---- fixed texts ----------------------------------------------------------------------------
+
+/** Prefix of a Chat `tool` message whose Messages `tool_result` had `is_error: true`. */
+export const TOOL_ERROR_PREFIX = 'Error: ';
+
+/** Joins the text parts of a tool result (both directions). */
+export const TOOL_TEXT_SEPARATOR = '\n';
+
+/** Final system text block that stands in for Chat `response_format: {type: "json_object"}`. */
+export const JSON_OBJECT_INSTRUCTION = 'Respond with a single JSON object and nothing else.';
+
+/** Text part that introduces the images of a tool result, moved into a user message on Chat. */
+export function toolImagesNote(toolUseId: string): string {
+  return `Images returned by tool call ${toolUseId}:`;
+}

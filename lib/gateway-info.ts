@@ -1,0 +1,22 @@
+// The `gateway` object the gateway adds to answers: routing facts (and, on Responses, the cost).
+import type { JsonObject } from './chunks.js';
+import type { RequestContext } from './context.js';
+
+/** `{routed, routed_model, routing_latency_ms}`: always present on Chat Completions and Responses. */
+export function gatewayObject(ctx: RequestContext): JsonObject {
+  const r = ctx.routed;
+  return {
+    routed: r?.routed ?? false,
+    routed_model: r?.routed ? r.modelId : null,
+    routing_latency_ms: r?.routed ? r.routingLatencyMs : null,
+  };
+}
+
+/** Messages: present only when there is something to say (auto-routed, or max_tokens capped). */
+export function messagesGatewayInfo(ctx: RequestContext): JsonObject | undefined {
+  const r = ctx.routed;
+  if (!r || (!r.routed && r.maxTokensCappedTo === null)) return undefined;
+  const out = gatewayObject(ctx);
+  if (r.maxTokensCappedTo !== null) out.max_tokens_capped_to = r.maxTokensCappedTo;
+  return out;
+}
