@@ -3,6 +3,7 @@
 import type { Config } from './config.js';
 import { Chain } from './pipeline.js';
 import { validateMessagesRequest } from './dialects/anthropic/validate.js';
+import { validateChatRequest } from './dialects/openai-chat/validate.js';
 import { parseBody } from '../stages/parse-body.js';
 import { validate, type Validator } from '../stages/validate.js';
 import { route } from '../stages/route.js';
@@ -38,6 +39,10 @@ export function generationChain(config: Config, validator: StageFactory<RawBody,
 
 export function buildMessagesChain(config: Config): Chain<Buffer, string> {
   return generationChain(config, validate(messagesValidator(false)));
+}
+
+export function buildChatChain(config: Config): Chain<Buffer, string> {
+  return generationChain(config, validate((raw) => validateChatRequest(raw.value, { defaultEffortOnAuto: true })));
 }
 
 export function buildCountTokensChain(config: Config): Chain<Buffer, string> {

@@ -8,7 +8,8 @@ import { GatewayError } from './errors.js';
 import { authenticate, requireScope } from './auth.js';
 import { Chain } from './pipeline.js';
 import { validateMessagesHeaders, validateMessagesQuery } from './dialects/anthropic/headers.js';
-import { buildMessagesChain, buildCountTokensChain } from './chains.js';
+import { buildMessagesChain, buildCountTokensChain, buildChatChain } from './chains.js';
+import { requireJsonContentType } from './dialects/openai/headers.js';
 import { listModels } from './routes/models.js';
 import { listMcpServers } from './routes/mcp-servers.js';
 
@@ -35,6 +36,7 @@ const scope =
   (s: Scope): Hook =>
   (ctx) =>
     requireScope(ctx, s);
+const jsonContentType: Hook = (ctx) => requireJsonContentType(ctx.rawHeaders);
 const messagesQuery: Hook = (ctx) => validateMessagesQuery(ctx.query);
 const messagesHeaders =
   (requireContentType: boolean): Hook =>
@@ -105,6 +107,12 @@ export function buildEndpoints(config: Config): void {
     dialect: anthropicDialect,
     before: [messagesQuery, auth, messagesHeaders(true), scope('messages')],
     chain: buildCountTokensChain(config),
+  });
+  add('POST', '/v1/chat/completions', {
+    name: 'chat.completions',
+    dialect: openAiDialect,
+    before: [auth, scope('chat.completions'), jsonContentType],
+    chain: buildChatChain(config),
   });
   routes = { exact, storedResponses: /^\/v1\/responses\/(compact|[^/]+(\/input_items|\/cancel)?)$/ };
 }

@@ -1,0 +1,68 @@
+// A Chat Completions request to an OpenAI Chat deployment is forwarded natively: the validated body
+// with the upstream model name, and only what the gateway owns changed:
+// - `max_completion_tokens` = the (capped) ceiling; the deprecated `max_tokens` is folded into it
+//   (reasoning models refuse `max_tokens`);
+// - `reasoning` becomes OpenAI's `reasoning_effort` (the budget and `exclude` have no OpenAI
+//   equivalent and are dropped); the `gateway-auto` default effort is sent as well;
+// - streams always ask for usage (`stream_options.include_usage`, decisions §8); no stream, no
+//   `stream_options`;
+// - gateway-only and ignored parameters are removed: `metadata` (OpenAI refuses it without `store`),
+//   `store`, `service_tier` (would change the upstream price), `logit_bias`, `logprobs`,
+//   `top_logprobs`, `seed`, `prediction`, `user`, `verbosity`. Kept as upstream hints:
+//   `prompt_cache_key`, `prompt_cache_retention`, `safety_identifier`;
+// - `tools: []` is dropped, and `tool_choice` / `parallel_tool_calls` with it (OpenAI refuses them
+//   without tools);
+// - assistant `reasoning` / `reasoning_details` (the gateway's round-trip state) are removed from
+//   the messages that carry them; other messages are not copied.
+import type { Deployment, JsonObject, JsonValue, RoutedRequest } from '../../chunks.js';
+import type { UpstreamCall } from '../requests.js';
+import { chatReasoning } from './validate.js';
+
+const DROPPED = [
+  'max_tokens', 'max_completion_tokens', 'reasoning', 'reasoning_effort', 'stream_options', 'metadata', 'store', 'service_tier',
+  'logit_bias', 'logprobs', 'top_logprobs', 'seed', 'prediction', 'user', 'verbosity',
+] as const;
+
+function isObject(v: JsonValue | undefined): v is JsonObject {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Messages without the gateway's reasoning fields; the input array itself when none carries them. */
+function upstreamMessages(messages: JsonValue | undefined): JsonValue | undefined {
+  if (!Array.isArray(messages)) return messages;
+  let out: JsonValue[] | undefined;
+  for (let i = 0; i < messages.length; i++) {
+    const m = messages[i];
+    if (!isObject(m) || (m.reasoning === undefined && m.reasoning_details === undefined)) continue;
+    out ??= messages.slice();
+    const { reasoning: _r, reasoning_details: _d, ...rest } = m;
+    out[i] = rest;
+  }
+  return out ?? messages;
+}
+
+export function chatNative(routed: RoutedRequest, deployment: Deployment): UpstreamCall {
+  const req = routed.request;
+  const src = req.body;
+  const body: JsonObject = { ...src, model: deployment.upstreamModel };
+  for (const key of DROPPED) delete body[key];
+  for (const key in body) if (body[key] === null) delete body[key]; // null is "not given"
+  if (routed.maxTokens !== null) body.max_completion_tokens = routed.maxTokens;
+
+  const effort = chatReasoning(src).effort;
+  if (effort !== undefined) body.reasoning_effort = effort;
+
+  if (req.stream) {
+    body.stream = true;
+    body.stream_options = isObject(src.stream_options) ? { ...src.stream_options, include_usage: true } : { include_usage: true };
+  } else {
+    delete body.stream;
+  }
+  if (!Array.isArray(src.tools) || src.tools.length === 0) {
+    delete body.tools;
+    delete body.tool_choice;
+    delete body.parallel_tool_calls;
+  }
+  body.messages = upstreamMessages(src.messages) ?? [];
+  return { body: JSON.stringify(body), headers: {}, stream: req.stream };
+}

@@ -1,0 +1,184 @@
+// Chat Completions `messages`: roles, content parts (text, image_url, input_audio, refusal),
+// assistant tool calls and reasoning state, tool results bound to an earlier tool call id. One walk,
+// no copy; the walk also tallies what routing and reservations need (text bytes, images, audio).
+import type { JsonObject, JsonValue } from '../../chunks.js';
+import { invalid } from '../../errors.js';
+import { detailToAnthropicBlock, ANTHROPIC_REASONING_FORMAT } from '../reasoning-details.js';
+import { arr, fields, jsonBytes, kind, obj, oneOf, rejectUnknown, shorten, str } from '../anthropic/validate-util.js';
+import { given } from './validate-params.js';
+
+/** What the walk over the request collects. */
+export interface ChatScan {
+  /** UTF-8 bytes of text-bearing JSON (image and audio data excluded) */
+  bytes: number;
+  images: number;
+  /** decoded size of the audio parts */
+  audioBytes: number;
+  /** ids of the assistant tool calls seen so far */
+  readonly toolCallIds: Set<string>;
+  /** an assistant message replays model-bound (signed or encrypted) Anthropic reasoning */
+  signedThinking: boolean;
+}
+
+export function newChatScan(): ChatScan {
+  return { bytes: 0, images: 0, audioBytes: 0, toolCallIds: new Set(), signedThinking: false };
+}
+
+const ROLES = ['system', 'developer', 'user', 'assistant', 'tool'] as const;
+const SYSTEM_FIELDS = fields('role', 'content', 'name');
+const ASSISTANT_FIELDS = fields('role', 'content', 'name', 'tool_calls', 'refusal', 'reasoning', 'reasoning_details');
+const TOOL_FIELDS = fields('role', 'content', 'tool_call_id');
+const TOOL_CALL_FIELDS = fields('id', 'type', 'function');
+const FUNCTION_FIELDS = fields('name', 'arguments');
+const TEXT_PART = fields('type', 'text');
+const REFUSAL_PART = fields('type', 'refusal');
+const IMAGE_PART = fields('type', 'image_url');
+const IMAGE_URL = fields('url', 'detail');
+const AUDIO_PART = fields('type', 'input_audio');
+const INPUT_AUDIO = fields('data', 'format');
+const AUDIO_FORMATS = ['mp3', 'wav', 'm4a', 'webm', 'ogg', 'flac', 'opus'] as const;
+const IMAGE_MIME = /^data:image\/(?:jpeg|png|gif|webp);base64,/;
+
+type PartKind = 'text' | 'image_url' | 'input_audio' | 'refusal';
+const USER_PARTS: readonly PartKind[] = ['text', 'image_url', 'input_audio'];
+const TEXT_ONLY: readonly PartKind[] = ['text'];
+const ASSISTANT_PARTS: readonly PartKind[] = ['text', 'refusal'];
+
+/** Validate `messages`; returns the number of messages. */
+export function validateMessages(v: JsonValue | undefined, scan: ChatScan): number {
+  if (!given(v)) throw invalid('messages', 'required field is missing; send a non-empty array of messages');
+  const list = arr(v, 'messages');
+  if (list.length === 0) throw invalid('messages', 'must hold at least one message');
+  for (let i = 0; i < list.length; i++) validateMessage(list[i], `messages[${i}]`, scan);
+  return list.length;
+}
+
+function validateMessage(v: JsonValue | undefined, path: string, scan: ChatScan): void {
+  const m = obj(v, path);
+  const role = oneOf(m.role, `${path}.role`, ROLES);
+  switch (role) {
+    case 'system':
+    case 'developer':
+    case 'user':
+      rejectUnknown(m, SYSTEM_FIELDS, path);
+      if (given(m.name)) str(m.name, `${path}.name`);
+      content(m.content, path, role === 'user' ? USER_PARTS : TEXT_ONLY, scan);
+      return;
+    case 'tool':
+      rejectUnknown(m, TOOL_FIELDS, path);
+      toolCallId(m.tool_call_id, `${path}.tool_call_id`, scan);
+      content(m.content, path, TEXT_ONLY, scan);
+      return;
+    case 'assistant':
+      assistant(m, path, scan);
+  }
+}
+
+function assistant(m: JsonObject, path: string, scan: ChatScan): void {
+  rejectUnknown(m, ASSISTANT_FIELDS, path);
+  if (given(m.name)) str(m.name, `${path}.name`);
+  let calls = 0;
+  if (given(m.tool_calls)) {
+    const list = arr(m.tool_calls, `${path}.tool_calls`);
+    for (let i = 0; i < list.length; i++) toolCall(list[i], `${path}.tool_calls[${i}]`, scan);
+    calls = list.length;
+  }
+  const refusal = given(m.refusal) ? str(m.refusal, `${path}.refusal`) : undefined;
+  if (refusal !== undefined) scan.bytes += Buffer.byteLength(refusal, 'utf8');
+  if (given(m.content)) content(m.content, path, ASSISTANT_PARTS, scan);
+  else if (calls === 0 && refusal === undefined) {
+    throw invalid(`${path}.content`, `required on an assistant message without tool_calls, got ${kind(m.content)}`);
+  }
+  if (given(m.reasoning)) scan.bytes += Buffer.byteLength(str(m.reasoning, `${path}.reasoning`), 'utf8');
+  if (given(m.reasoning_details)) reasoningDetails(m.reasoning_details, `${path}.reasoning_details`, scan);
+}
+
+function toolCall(v: JsonValue | undefined, path: string, scan: ChatScan): void {
+  const call = obj(v, path);
+  rejectUnknown(call, TOOL_CALL_FIELDS, path);
+  const id = str(call.id, `${path}.id`, 1);
+  oneOf(call.type, `${path}.type`, ['function']);
+  const fn = obj(call.function, `${path}.function`);
+  rejectUnknown(fn, FUNCTION_FIELDS, `${path}.function`);
+  const name = str(fn.name, `${path}.function.name`, 1);
+  const args = str(fn.arguments, `${path}.function.arguments`);
+  scan.toolCallIds.add(id);
+  scan.bytes += Buffer.byteLength(id, 'utf8') + Buffer.byteLength(name, 'utf8') + Buffer.byteLength(args, 'utf8') + 32;
+}
+
+function toolCallId(v: JsonValue | undefined, path: string, scan: ChatScan): void {
+  const id = str(v, path, 1);
+  if (!scan.toolCallIds.has(id)) {
+    throw invalid(path, `"${shorten(id)}" does not match the id of a tool call in an earlier assistant message. Send the assistant message with its tool_calls before the tool results`);
+  }
+}
+
+/** Reasoning details are open JSON passed back unmodified; Anthropic entries must be well formed. */
+function reasoningDetails(v: JsonValue, path: string, scan: ChatScan): void {
+  const list = arr(v, path);
+  for (let i = 0; i < list.length; i++) {
+    const detail = obj(list[i], `${path}[${i}]`);
+    scan.bytes += jsonBytes(detail);
+    if (detail.format !== ANTHROPIC_REASONING_FORMAT) continue;
+    if (detailToAnthropicBlock(detail) === null) {
+      throw invalid(`${path}[${i}]`, 'is not a reasoning detail this gateway returned: a "reasoning.text" entry needs string "text" and "signature", a "reasoning.encrypted" entry a string "data". Pass reasoning_details back unmodified');
+    }
+    scan.signedThinking = true;
+  }
+}
+
+function content(v: JsonValue | undefined, path: string, allowed: readonly PartKind[], scan: ChatScan): void {
+  const at = `${path}.content`;
+  if (typeof v === 'string') {
+    scan.bytes += Buffer.byteLength(v, 'utf8');
+    return;
+  }
+  if (!Array.isArray(v)) throw invalid(at, v === undefined ? 'required field is missing' : `must be a string or an array of content parts, got ${kind(v)}`);
+  if (v.length === 0) throw invalid(at, 'must hold at least one content part');
+  for (let i = 0; i < v.length; i++) part(v[i], `${at}[${i}]`, allowed, scan);
+}
+
+function part(v: JsonValue | undefined, path: string, allowed: readonly PartKind[], scan: ChatScan): void {
+  const p = obj(v, path);
+  const type = oneOf(p.type, `${path}.type`, allowed);
+  switch (type) {
+    case 'text':
+      rejectUnknown(p, TEXT_PART, path);
+      scan.bytes += Buffer.byteLength(str(p.text, `${path}.text`), 'utf8');
+      return;
+    case 'refusal':
+      rejectUnknown(p, REFUSAL_PART, path);
+      scan.bytes += Buffer.byteLength(str(p.refusal, `${path}.refusal`), 'utf8');
+      return;
+    case 'image_url':
+      rejectUnknown(p, IMAGE_PART, path);
+      imageUrl(p.image_url, `${path}.image_url`);
+      scan.images++;
+      return;
+    case 'input_audio': {
+      rejectUnknown(p, AUDIO_PART, path);
+      const audio = obj(p.input_audio, `${path}.input_audio`);
+      rejectUnknown(audio, INPUT_AUDIO, `${path}.input_audio`);
+      const data = str(audio.data, `${path}.input_audio.data`, 1);
+      oneOf(audio.format, `${path}.input_audio.format`, AUDIO_FORMATS);
+      scan.audioBytes += Math.ceil((data.length * 3) / 4);
+    }
+  }
+}
+
+function imageUrl(v: JsonValue | undefined, path: string): void {
+  const image = obj(v, path);
+  rejectUnknown(image, IMAGE_URL, path);
+  if (given(image.detail)) oneOf(image.detail, `${path}.detail`, ['auto', 'low', 'high']);
+  const url = str(image.url, `${path}.url`, 1);
+  if (url.startsWith('data:')) {
+    // the base64 payload itself is not scanned (it can be megabytes): the provider decodes it
+    if (!IMAGE_MIME.test(url) || url.length === url.indexOf(',') + 1) {
+      throw invalid(`${path}.url`, 'a data URL must be data:<mime>;base64,<data> with an image/jpeg, image/png, image/gif or image/webp type and non-empty data');
+    }
+    return;
+  }
+  if (!url.startsWith('https://') || !URL.canParse(url)) {
+    throw invalid(`${path}.url`, `must be an https URL or a data:image/...;base64 URL, got "${shorten(url)}"`);
+  }
+}

@@ -1,0 +1,145 @@
+// Chat Completions request parameters other than messages and tools: the parameters the spec
+// rejects (`unsupported_parameter`), sampling ranges, the accepted-and-ignored parameters (type
+// checked only), `metadata` with its `call_name` label, and `reasoning` / `reasoning_effort`.
+// An explicit `null` on an optional parameter means "not given", as OpenAI's API treats it.
+import type { JsonObject, JsonValue } from '../../chunks.js';
+import { GatewayError, invalid } from '../../errors.js';
+import { arr, bool, int, isObject, kind, num, obj, oneOf, rejectUnknown, fields, shorten, str } from '../anthropic/validate-util.js';
+
+export const EFFORTS = ['xhigh', 'high', 'medium', 'low', 'minimal', 'none'] as const;
+export type ChatEffort = (typeof EFFORTS)[number];
+
+/** true when the optional parameter was given (null counts as omitted) */
+export function given(v: JsonValue | undefined): v is Exclude<JsonValue, null> {
+  return v !== undefined && v !== null;
+}
+
+function unsupported(param: string, message: string): GatewayError {
+  return new GatewayError('GW_ERR_PARAM_UNSUPPORTED', `${param}: ${message}`, { param });
+}
+
+/** `n` > 1, `audio`, `modalities` with audio, `web_search_options`, `functions`, `function_call`. */
+export function rejectUnsupported(body: JsonObject): void {
+  if (given(body.n)) {
+    const n = int(body.n, 'n', 1);
+    if (n > 1) throw unsupported('n', `only one choice per request is supported, got ${n}. Remove "n" or set it to 1, and send several requests instead`);
+  }
+  if (given(body.audio)) throw unsupported('audio', 'audio output is not supported. Remove "audio"');
+  if (given(body.modalities)) {
+    const list = arr(body.modalities, 'modalities');
+    for (let i = 0; i < list.length; i++) {
+      if (oneOf(list[i], `modalities[${i}]`, ['text', 'audio']) === 'audio') {
+        throw unsupported('modalities', 'audio output is not supported. Remove "audio" from "modalities" (or send ["text"])');
+      }
+    }
+  }
+  if (given(body.web_search_options)) throw unsupported('web_search_options', 'web search is not available on Chat Completions. Remove "web_search_options", or use POST /v1/responses with a web_search tool');
+  if (given(body.functions)) throw unsupported('functions', 'the deprecated "functions" parameter is not supported. Send "tools" with {type: "function", function: {...}} entries instead');
+  if (given(body.function_call)) throw unsupported('function_call', 'the deprecated "function_call" parameter is not supported. Send "tool_choice" instead');
+}
+
+const MAX_STOP = 4;
+
+export function validateSampling(body: JsonObject): void {
+  if (given(body.temperature)) num(body.temperature, 'temperature', 0, 2);
+  if (given(body.top_p)) num(body.top_p, 'top_p', 0, 1);
+  if (given(body.frequency_penalty)) num(body.frequency_penalty, 'frequency_penalty', -2, 2);
+  if (given(body.presence_penalty)) num(body.presence_penalty, 'presence_penalty', -2, 2);
+  const stop = body.stop;
+  if (!given(stop) || typeof stop === 'string') return;
+  const list = arr(stop, 'stop');
+  if (list.length > MAX_STOP) throw invalid('stop', `must hold at most ${MAX_STOP} sequences, got ${list.length}`);
+  for (let i = 0; i < list.length; i++) str(list[i], `stop[${i}]`, 1);
+}
+
+/** Accepted and ignored: their types are still checked, so nothing malformed slips through. */
+export function validateIgnored(body: JsonObject): void {
+  if (given(body.logit_bias)) obj(body.logit_bias, 'logit_bias');
+  if (given(body.logprobs)) bool(body.logprobs, 'logprobs');
+  if (given(body.top_logprobs)) int(body.top_logprobs, 'top_logprobs', 0, 20);
+  if (given(body.seed)) int(body.seed, 'seed', Number.MIN_SAFE_INTEGER);
+  if (given(body.prediction)) obj(body.prediction, 'prediction');
+  if (given(body.store)) bool(body.store, 'store');
+  if (given(body.stream_options)) obj(body.stream_options, 'stream_options');
+  for (const key of ['service_tier', 'prompt_cache_key', 'prompt_cache_retention', 'safety_identifier', 'user'] as const) {
+    if (given(body[key])) str(body[key], key);
+  }
+  if (given(body.verbosity)) oneOf(body.verbosity, 'verbosity', ['low', 'medium', 'high']);
+}
+
+const MAX_METADATA_PAIRS = 16;
+const MAX_METADATA_KEY = 64;
+const MAX_METADATA_VALUE = 512;
+const MAX_CALL_NAME = 64;
+
+/** `metadata`: up to 16 string pairs; returns the `call_name` label when given. */
+export function validateMetadata(v: JsonValue): string | undefined {
+  const metadata = obj(v, 'metadata');
+  let callName: string | undefined;
+  let pairs = 0;
+  for (const key in metadata) {
+    const value = metadata[key] as JsonValue;
+    if (++pairs > MAX_METADATA_PAIRS) throw invalid('metadata', `must hold at most ${MAX_METADATA_PAIRS} key-value pairs`);
+    if (key === 'call_name') {
+      callName = validateCallName(value);
+      continue;
+    }
+    if (key.length > MAX_METADATA_KEY) throw invalid('metadata', `key "${shorten(key)}" is longer than ${MAX_METADATA_KEY} characters`);
+    if (key.length === 0) throw invalid('metadata', 'keys must be non-empty');
+    str(value, `metadata.${key}`, 0, MAX_METADATA_VALUE);
+  }
+  return callName;
+}
+
+function validateCallName(v: JsonValue): string {
+  if (typeof v === 'string' && v.trim() !== '' && v.length <= MAX_CALL_NAME) return v;
+  const problem =
+    typeof v !== 'string' ? `must be a string, got ${kind(v)}`
+    : v.trim() === '' ? 'must not be empty or whitespace only'
+    : `must be at most ${MAX_CALL_NAME} characters, got ${v.length}`;
+  throw new GatewayError('GW_ERR_CALL_NAME_INVALID', `metadata.call_name: ${problem}`, { param: 'metadata.call_name' });
+}
+
+/** Reasoning settings after normalisation (`reasoning` wins over `reasoning_effort`). */
+export interface ChatReasoning {
+  effort?: ChatEffort;
+  /** the reasoning token budget (`reasoning.max_tokens`) */
+  maxTokens?: number;
+  /** reasoning is used but its text is not returned */
+  exclude: boolean;
+  /** the effort is the gateway's `gateway-auto` default, not the caller's */
+  defaulted?: true;
+}
+
+const REASONING = fields('effort', 'max_tokens', 'exclude');
+
+/** Validate `reasoning` and `reasoning_effort`; returns the normalised settings. */
+export function validateReasoning(body: JsonObject, maxTokens: number | null): ChatReasoning {
+  if (given(body.reasoning_effort)) oneOf(body.reasoning_effort, 'reasoning_effort', EFFORTS);
+  if (!given(body.reasoning)) return normalise(body);
+  const r = obj(body.reasoning, 'reasoning');
+  rejectUnknown(r, REASONING, 'reasoning');
+  if (given(r.effort)) oneOf(r.effort, 'reasoning.effort', EFFORTS);
+  if (given(r.exclude)) bool(r.exclude, 'reasoning.exclude');
+  if (given(r.max_tokens)) {
+    const budget = int(r.max_tokens, 'reasoning.max_tokens', 1);
+    if (r.effort === 'none') throw invalid('reasoning.max_tokens', 'a reasoning budget cannot be combined with effort "none". Remove one of the two');
+    if (maxTokens !== null && budget >= maxTokens) {
+      throw invalid('reasoning.max_tokens', `must be lower than max_completion_tokens (${maxTokens}): reasoning tokens count inside the completion. Raise max_completion_tokens or lower the budget`);
+    }
+  }
+  return normalise(body);
+}
+
+/** Normalise an already validated body (no checks). */
+export function normalise(body: JsonObject): ChatReasoning {
+  const r = body.reasoning;
+  if (isObject(r)) {
+    const out: ChatReasoning = { exclude: r.exclude === true };
+    if (typeof r.effort === 'string') out.effort = r.effort as ChatEffort;
+    if (typeof r.max_tokens === 'number') out.maxTokens = r.max_tokens;
+    return out;
+  }
+  const effort = body.reasoning_effort;
+  return typeof effort === 'string' ? { effort: effort as ChatEffort, exclude: false } : { exclude: false };
+}
