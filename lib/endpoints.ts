@@ -12,6 +12,7 @@ import { buildMessagesChain, buildCountTokensChain, buildChatChain } from './cha
 import { requireJsonContentType } from './dialects/openai/headers.js';
 import { listModels } from './routes/models.js';
 import { listMcpServers } from './routes/mcp-servers.js';
+import { buildTranscriptionChain } from './transcription-chain.js';
 
 export type Hook = (ctx: RequestContext) => void;
 
@@ -113,6 +114,12 @@ export function buildEndpoints(config: Config): void {
     dialect: openAiDialect,
     before: [auth, scope('chat.completions'), jsonContentType],
     chain: buildChatChain(config),
+  });
+  add('POST', '/v1/audio/transcriptions', {
+    name: 'audio.transcriptions',
+    dialect: openAiDialect,
+    before: [auth, scope('audio.transcriptions')],
+    chain: buildTranscriptionChain(config),
   });
   routes = { exact, storedResponses: /^\/v1\/responses\/(compact|[^/]+(\/input_items|\/cancel)?)$/ };
 }

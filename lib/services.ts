@@ -5,6 +5,7 @@ import type { Config } from './config.js';
 import { Store } from './store/store.js';
 import { ProviderPool } from './providers/pool.js';
 import { InProcessRateLimiter, type RateLimiter } from './rate-limit.js';
+import { StickyRoutes } from './sticky.js';
 import { startSimProvider, type SimProvider } from './sim/server.js';
 
 export interface Services {
@@ -12,6 +13,8 @@ export interface Services {
   catalog: Catalog;
   providers: ProviderPool;
   rateLimiter: RateLimiter;
+  /** sessions pinned to the model gateway-auto chose for them */
+  sticky?: StickyRoutes;
 }
 
 export interface RunningServices {
@@ -30,7 +33,7 @@ export async function buildServices(config: Config, log: Logger): Promise<Runnin
   log.debug({ released }, 'store ready');
   const sim = config.providers.some((p) => p.simulated) ? await startSimProvider({ host: '127.0.0.1', port: 0 }) : null;
   const providers = new ProviderPool(config, sim?.url ?? null);
-  const services: Services = { store, catalog: new Catalog(config), providers, rateLimiter: new InProcessRateLimiter() };
+  const services: Services = { store, catalog: new Catalog(config), providers, rateLimiter: new InProcessRateLimiter(), sticky: new StickyRoutes() };
   return {
     services,
     sim,

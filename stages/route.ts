@@ -39,10 +39,19 @@ function pickAuto(req: CanonicalRequest, ctx: RequestContext): CatalogModel {
     );
   }
   const allow = ctx.key?.models ?? [];
+  const session = req.forward.sessionId;
+  const sticky = ctx.services.sticky;
+  if (session !== undefined && sticky) {
+    const pinned = ctx.services.catalog.get(sticky.get(session) ?? '');
+    if (pinned && ctx.services.catalog.routerPool.includes(pinned) && unmetNeed(pinned, req, allow) === null) return pinned;
+  }
   const unmet: string[] = [];
   for (const model of ctx.services.catalog.routerPool) {
     const need = unmetNeed(model, req, allow);
-    if (need === null) return model;
+    if (need === null) {
+      if (session !== undefined) sticky?.set(session, model.id);
+      return model;
+    }
     unmet.push(need);
   }
   const modality = unmet.find((n) => n.endsWith(' input') && !n.startsWith('text'));

@@ -3,6 +3,8 @@
 import type { Deployment, DialectName, RoutedRequest } from '../chunks.js';
 import { GatewayError } from '../errors.js';
 import { anthropicNative } from './anthropic/request.js';
+import { chatToAnthropic } from './translate/chat-to-messages.js';
+import { anthropicToChat } from './translate/messages-to-chat.js';
 
 export interface UpstreamCall {
   body: string;
@@ -14,7 +16,11 @@ export interface UpstreamCall {
 export type RequestEncoder = (routed: RoutedRequest, deployment: Deployment) => UpstreamCall;
 type Pair = `${DialectName}>${Deployment['api']}`;
 
-const encoders = new Map<Pair, RequestEncoder>([['anthropic>messages', anthropicNative]]);
+const encoders = new Map<Pair, RequestEncoder>([
+  ['anthropic>messages', anthropicNative],
+  ['anthropic>chat', anthropicToChat],
+  ['openai-chat>messages', chatToAnthropic],
+]);
 
 export function registerRequestEncoder(source: DialectName, api: Deployment['api'], encoder: RequestEncoder): void {
   encoders.set(`${source}>${api}`, encoder);

@@ -119,6 +119,9 @@ export function anthropicDemo(body: Obj, ctx: DemoCtx): Outcome {
     frames.push({ event: String(data.type), data });
   };
   ev({ type: 'message_start', message: message([], null, usage(1)) });
+  // option `future`: an event and a delta type no client knows yet (they must pass through)
+  const future = optFlag(spec, 'future');
+  if (future) ev({ type: 'some_future_event', detail: { note: 'not yet documented' } });
   content.forEach((block, index) => {
     const delta = (d: Obj): void => ev({ type: 'content_block_delta', index, delta: d });
     if (block.type === 'thinking') {
@@ -136,6 +139,7 @@ export function anthropicDemo(body: Obj, ctx: DemoCtx): Outcome {
       delta({ type: 'signature_delta', signature: block.signature });
     } else if (block.type === 'text') {
       for (const t of splitDeltas(String(block.text), spec)) delta({ type: 'text_delta', text: t });
+      if (future) delta({ type: 'future_delta', payload: [1, 2] });
     } else if (block.type === 'tool_use' && plan.tool) {
       for (const p of splitDeltas(plan.tool.argsJson, spec)) delta({ type: 'input_json_delta', partial_json: p });
     }

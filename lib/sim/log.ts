@@ -12,6 +12,8 @@ export interface SimRequest {
   body: unknown;
   /** Date.now() when the request body had been read. */
   at: number;
+  /** set when the connection closed before the answer was complete (the caller went away, or a reset fault) */
+  aborted?: boolean;
 }
 
 export class RequestLog {

@@ -151,7 +151,11 @@ async function handle(req: IncomingMessage, res: ServerResponse, st: State): Pro
       parseError = `We could not parse the JSON body of your request: ${err instanceof Error ? err.message : String(err)}`;
     }
   } else parseError = 'The request body is empty; expected JSON.';
-  st.log.add({ method: req.method ?? 'GET', path, query: url.search, headers: { ...req.headers }, body, at: Date.now() });
+  const entry: SimRequest = { method: req.method ?? 'GET', path, query: url.search, headers: { ...req.headers }, body, at: Date.now() };
+  st.log.add(entry);
+  res.once('close', () => {
+    if (!res.writableFinished) entry.aborted = true;
+  });
 
   if (route === undefined) return out.error(404, `sim: no route ${req.method} ${path}`, { type: proto === 'anthropic' ? 'not_found_error' : undefined });
   if (req.method !== 'POST') return out.error(405, `sim: ${path} accepts only POST`);
@@ -164,7 +168,10 @@ async function handle(req: IncomingMessage, res: ServerResponse, st: State): Pro
   const up = route === 'transcription' ? (body as unknown as Upload) : undefined;
   const model = up ? up.fields.model : body.model;
   const stream = up ? up.fields.stream === 'true' : body.stream === true;
-  const spec = parseSimModel(typeof model === 'string' ? model : '');
+  // `x-sim-model` (e.g. set by a provider's `headers` in the gateway config) overrides the body's
+  // model for the behaviour, so a deployment can dispatch a real model name and still replay a fixture
+  const override = req.headers['x-sim-model'];
+  const spec = parseSimModel(typeof override === 'string' ? override : typeof model === 'string' ? model : '');
   if (spec.behaviour === 'fixture') return replayFixture(out, spec, stream);
 
   let kind: FaultKind | undefined;

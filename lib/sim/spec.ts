@@ -3,7 +3,8 @@
 //   <behaviour>[;key=value]...
 //   behaviour = "fixture:<path>" | "fault:<kind>" | anything else (the deterministic demo model)
 //
-// A bare option without "=" means "1" (e.g. `demo;redacted`).
+// A bare option without "=" means "1" (e.g. `demo;redacted`). A request header `x-sim-model` is
+// read instead of the body's model when present (a fixture served under a real model name).
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -26,6 +26,9 @@ export interface SimRequestLog {
   path: string;
   headers: Record<string, string | string[] | undefined>;
   body: Record<string, unknown>;
+  query?: string;
+  /** the connection closed before the sim finished answering */
+  aborted?: boolean;
 }
 
 export const TEST_KEY = 'sk-test-full-0000';

@@ -81,6 +81,8 @@ export function validateMessagesRequest(body: JsonValue, header: MessagesHeaderI
     model,
     stream,
     maxTokens,
+    // validated above: an integer >= 1024 when thinking is `enabled`; routing reconciles it with a capped max_tokens
+    thinkingBudget: scan.thinkingType === 'enabled' ? ((body.thinking as JsonObject).budget_tokens as number) : null,
     needs,
     inputTokenBound:
       Math.ceil(scan.bytes / BYTES_PER_TOKEN) + TOKENS_PER_MESSAGE * messageCount + TOKENS_PER_IMAGE * scan.images,

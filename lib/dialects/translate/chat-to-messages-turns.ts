@@ -7,9 +7,10 @@
 // - Assistant turns: Anthropic-format `reasoning_details` entries first, as thinking /
 //   redacted_thinking blocks byte-identical to what the model produced; entries of another format
 //   are skipped (no other vendor's reasoning can be verified), a malformed Anthropic entry is a 400.
-//   Then the text (a `refusal` part counts as text), then `tool_calls` as `tool_use`. The plain
-//   `reasoning` string is dropped (it has no signature). A turn left with nothing is dropped.
-//   A plain string answer without reasoning or tool calls stays a string.
+//   Then the text (a `refusal` part, or the `refusal` field of a turn without content, counts as
+//   text), then `tool_calls` as `tool_use`. The plain `reasoning` string is dropped (it has no
+//   signature). A turn left with nothing is dropped. A plain string answer without reasoning or
+//   tool calls stays a string.
 // - Consecutive `tool` messages → one user turn of `tool_result` blocks (text parts joined with
 //   "\n"); consecutive turns of the same role (user after tool results, assistant after assistant)
 //   are merged, because Anthropic requires user and assistant turns to alternate. Inline system
@@ -144,6 +145,8 @@ function assistantContent(m: JsonObject, path: string): JsonValue | undefined {
   }
   if (typeof m.content === 'string') {
     if (m.content !== '') blocks.push(textBlock(m.content));
+  } else if (!Array.isArray(m.content)) {
+    if (typeof m.refusal === 'string' && m.refusal !== '') blocks.push(textBlock(m.refusal));
   } else {
     for (const p of asArray(m.content)) {
       if (!isObject(p)) continue;

@@ -2,15 +2,15 @@
 // The conversation is mapped in chat-to-messages-turns.ts; this file maps the request parameters.
 //
 // Mapping decisions (also in the reply to the lead):
-// - Reasoning (`reasoning` wins over `reasoning_effort`): effort `none` → no thinking; an effort →
-//   adaptive thinking + `output_config.effort` by EFFORT_TO_ANTHROPIC (minimal → low); a
-//   `max_tokens` budget → `thinking: enabled` with `routed.thinkingBudget ?? max_tokens`, raised to
-//   Anthropic's minimum of 1024; a `reasoning` object with neither → adaptive thinking at the
-//   model's default effort; `exclude: true` → `display: "omitted"` (the text is not sent, the
-//   signature still is). No reasoning at all: no thinking, except on an auto-routed request, where
-//   the spec's default effort `high` applies. A budget that is not below `max_tokens`, or forced
-//   tool use (which Anthropic refuses with a manual budget), turns into adaptive thinking with the
-//   budget's effort (≥ 16000 → high, else medium).
+// - Reasoning as the Chat validator's `chatReasoning` normalises it (`reasoning` wins over
+//   `reasoning_effort`; the `gateway-auto` default effort included). No settings → no thinking;
+//   effort `none` → no thinking; an effort → adaptive thinking + `output_config.effort` by
+//   EFFORT_TO_ANTHROPIC (minimal → low); a `max_tokens` budget → `thinking: enabled` with
+//   `routed.thinkingBudget ?? max_tokens`, raised to Anthropic's minimum of 1024; a `reasoning`
+//   object with neither → adaptive thinking at the model's default effort; `exclude: true` →
+//   `display: "omitted"` (the text is not sent, the signature still is). A budget that is not
+//   below `max_tokens`, or forced tool use (Anthropic refuses it with a manual budget), becomes
+//   adaptive thinking with the budget's effort (≥ 16000 → high, else medium).
 // - With thinking on, Anthropic accepts only `temperature` 1 and `top_p` ≥ 0.95: other values are
 //   dropped. Otherwise `temperature` is clamped to [0, 1] (Chat allows up to 2) and `top_p` is sent.
 // - `max_tokens` (required by Anthropic) = the capped `routed.maxTokens`, else the model's maximum.
@@ -26,9 +26,10 @@
 import type { Deployment, JsonObject, JsonValue, RoutedRequest } from '../../chunks.js';
 import { invalid } from '../../errors.js';
 import type { UpstreamCall } from '../requests.js';
+import { chatReasoning } from '../openai-chat/validate.js';
 import { anthropicTurns } from './chat-to-messages-turns.js';
 import {
-  asArray, asString, DEFAULT_EFFORT, effortForBudget, EFFORT_TO_ANTHROPIC, isObject, JSON_OBJECT_INSTRUCTION,
+  asArray, asString, effortForBudget, EFFORT_TO_ANTHROPIC, isObject, JSON_OBJECT_INSTRUCTION,
   MIN_THINKING_BUDGET, TOOL_CHOICE_TO_ANTHROPIC,
 } from './tables.js';
 
@@ -103,30 +104,11 @@ function toolChoice(v: JsonValue | undefined, noParallel: boolean): JsonObject |
   return { ...(choice ?? { type: 'auto' }), disable_parallel_tool_use: true };
 }
 
-/** The Chat request's reasoning settings, `reasoning` winning over `reasoning_effort`. */
-interface ChatReasoning {
-  effort?: string;
-  maxTokens?: number;
-  exclude?: boolean;
-}
-
-function readReasoning(body: JsonObject): ChatReasoning | undefined {
-  const r = body.reasoning;
-  if (isObject(r)) {
-    const out: ChatReasoning = {};
-    if (typeof r.effort === 'string') out.effort = r.effort;
-    if (typeof r.max_tokens === 'number') out.maxTokens = r.max_tokens;
-    if (r.exclude === true) out.exclude = true;
-    return out;
-  }
-  return typeof body.reasoning_effort === 'string' ? { effort: body.reasoning_effort } : undefined;
-}
-
 function thinkingFor(
   body: JsonObject, routed: RoutedRequest, maxTokens: number, forced: boolean,
 ): { thinking?: JsonObject; effort?: string } {
-  const r = readReasoning(body) ?? (routed.routed ? { effort: DEFAULT_EFFORT } : undefined);
-  if (r === undefined || r.effort === 'none') return {};
+  const r = chatReasoning(body);
+  if (r.effort === 'none' || (r.effort === undefined && r.maxTokens === undefined && !isObject(body.reasoning))) return {};
   const display: JsonObject = r.exclude === true ? { display: 'omitted' } : {};
   if (r.maxTokens !== undefined) {
     const budget = Math.max(routed.thinkingBudget ?? r.maxTokens, MIN_THINKING_BUDGET);

@@ -2,12 +2,10 @@
 // dialects (messages-to-chat.ts, chat-to-messages.ts): effort names, the thinking budget ⇄ effort
 // rule, tool_choice names, image data URIs, and the few fixed strings the translators write. Each
 // table is written once here, so the two directions cannot drift apart.
-import type { JsonObject, JsonValue } from '../../chunks.js';
+import type { JsonValue } from '../../chunks.js';
 
 /** Narrowing helpers for validated wire bodies (values are JsonValue, never `any`). */
-export function isObject(v: JsonValue | undefined): v is JsonObject {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
+export { isObject } from '../anthropic/validate-util.js';
 
 export function asArray(v: JsonValue | undefined): JsonValue[] {
   return Array.isArray(v) ? v : [];

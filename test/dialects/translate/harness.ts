@@ -5,6 +5,7 @@ import { BETA } from '../../../lib/dialects/anthropic/betas.js';
 import { validateMessagesRequest } from '../../../lib/dialects/anthropic/validate.js';
 import { chatToAnthropic } from '../../../lib/dialects/translate/chat-to-messages.js';
 import { anthropicToChat } from '../../../lib/dialects/translate/messages-to-chat.js';
+import { validateChatRequest } from '../../../lib/dialects/openai-chat/validate.js';
 import type { UpstreamCall } from '../../../lib/dialects/requests.js';
 import { GatewayError } from '../../../lib/errors.js';
 
@@ -59,18 +60,29 @@ export function validMessages(body: JsonValue, betas: string[] = ALL_BETAS): Can
   return validateMessagesRequest(body, { version: '2023-06-01', betas, sessionId: undefined, forward: {} }, { betas });
 }
 
-/** Messages body (validated first) → the upstream Chat call. */
+/** Messages body (validated first) → the upstream Chat call; its body must pass the Chat validator. */
 export function chatCall(body: JsonObject, opts: RouteOptions = {}): UpstreamCall {
   validMessages(body);
-  return anthropicToChat(routedFor('anthropic', body, opts), CHAT_DEPLOYMENT);
+  const call = anthropicToChat(routedFor('anthropic', body, opts), CHAT_DEPLOYMENT);
+  validateChatRequest(JSON.parse(call.body) as JsonValue);
+  return call;
 }
 
 export function toChat(body: JsonObject, opts: RouteOptions = {}): JsonObject {
   return JSON.parse(chatCall(body, opts).body) as JsonObject;
 }
 
-/** Chat body → the upstream Messages call; its body must pass the Messages validator. */
+/**
+ * Chat body (validated first, with the `gateway-auto` default effort when `opts.routed`) → the
+ * upstream Messages call; its body must pass the Messages validator (no betas).
+ */
 export function messagesCall(body: JsonObject, opts: RouteOptions = {}): UpstreamCall {
+  validateChatRequest(body, { defaultEffortOnAuto: opts.routed === true });
+  return rawMessagesCall(body, opts);
+}
+
+/** The same without validating the input: for the translator's own checks behind the validator. */
+export function rawMessagesCall(body: JsonObject, opts: RouteOptions = {}): UpstreamCall {
   const call = chatToAnthropic(routedFor('openai-chat', body, opts), MESSAGES_DEPLOYMENT);
   validMessages(JSON.parse(call.body) as JsonValue, []);
   return call;

@@ -15,7 +15,7 @@ t.test('minimal request: exact body, no headers, no betas', async (t) => {
 
 t.test('system: string, text blocks (order kept, cache_control dropped), inline system turns', async (t) => {
   t.same(toChat({ ...msg(), system: 'Be brief.' }).messages, [{ role: 'system', content: 'Be brief.' }, U('hi')]);
-  const blocks = {
+  const blocks: JsonObject = {
     ...msg(),
     system: [{ type: 'text', text: 'A' }, { type: 'text', text: 'B', cache_control: { type: 'ephemeral' } }],
   };
@@ -24,7 +24,7 @@ t.test('system: string, text blocks (order kept, cache_control dropped), inline 
     U('hi'),
   ]);
   const single = { ...msg(), system: [{ type: 'text', text: 'A', cache_control: { type: 'ephemeral', ttl: '1h' } }] };
-  t.same(toChat(single).messages[0], { role: 'system', content: 'A' }, 'one text block → a string');
+  t.same((toChat(single).messages as JsonObject[])[0], { role: 'system', content: 'A' }, 'one text block → a string');
   const inline = {
     ...msg(),
     system: 'top',
@@ -50,7 +50,7 @@ t.test('system: string, text blocks (order kept, cache_control dropped), inline 
 
 t.test('user content: single text → string, several parts, images', async (t) => {
   t.same(toChat({ ...msg(), messages: [U([{ type: 'text', text: 'one', cache_control: { type: 'ephemeral' } }])] }).messages, [U('one')]);
-  const parts = [
+  const parts: JsonObject[] = [
     { type: 'text', text: 'look' },
     { type: 'image', source: PNG },
     { type: 'image', source: { type: 'url', url: 'https://example.com/cat.jpg' } },
@@ -131,7 +131,7 @@ t.test('tool_result: is_error prefix, empty content, images moved to a user mess
 });
 
 t.test('assistant: text, tool calls; thinking and server-tool blocks dropped', async (t) => {
-  const body = {
+  const body: JsonObject = {
     ...msg(),
     tools: [{ name: 'f', input_schema: { type: 'object' } }],
     messages: [
@@ -170,7 +170,7 @@ t.test('assistant: text, tool calls; thinking and server-tool blocks dropped', a
 
 t.test('tools: custom tools as functions, schema as is, defer_loading kept', async (t) => {
   const schema = { $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'object', properties: { a: { type: 'string' } }, additionalProperties: false };
-  const body = {
+  const body: JsonObject = {
     ...msg(),
     tools: [
       { name: 'one', description: 'first', input_schema: schema, cache_control: { type: 'ephemeral' }, strict: true },
@@ -186,7 +186,7 @@ t.test('tools: custom tools as functions, schema as is, defer_loading kept', asy
 });
 
 t.test('hosted tools are refused with capability_rejected at tools[i]', async (t) => {
-  const hosted = [
+  const hosted: JsonObject[] = [
     { type: 'web_search_20250305', name: 'web_search', max_uses: 3 },
     { type: 'web_fetch_20250910', name: 'web_fetch' },
     { type: 'tool_search_tool_regex_20251119', name: 'tool_search_tool_regex' },
@@ -194,10 +194,10 @@ t.test('hosted tools are refused with capability_rejected at tools[i]', async (t
   ];
   for (const tool of hosted) {
     const err = thrown(() => chatCall({ ...msg(), tools: [{ name: 'f', input_schema: { type: 'object' } }, tool] }, { modelId: 'openai/gpt-5' }));
-    t.equal(err.code, 'GW_ERR_CAPABILITY_REJECTED', tool.type);
+    t.equal(err.code, 'GW_ERR_CAPABILITY_REJECTED', String(tool.type));
     t.equal(err.status, 400);
     t.equal(err.param, 'tools[1]');
-    t.equal(err.message, `capability_rejected: tools[1]: "${tool.type}" is an Anthropic server tool; the served model openai/gpt-5 cannot run it. Remove the tool or pin a Claude model.`);
+    t.equal(err.message, `capability_rejected: tools[1]: "${String(tool.type)}" is an Anthropic server tool; the served model openai/gpt-5 cannot run it. Remove the tool or pin a Claude model.`);
   }
 });
 

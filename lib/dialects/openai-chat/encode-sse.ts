@@ -1,0 +1,184 @@
+// CanonicalEvent → Chat Completions stream: `data: <chat.completion.chunk>\n\n` frames, ended by
+// the usage chunk and `data: [DONE]` (decisions §3). Written from canonical fields only, so events
+// from any upstream (Anthropic, Chat, Responses) encode the same way:
+// - message-start: `delta: {role: "assistant", content: ""}` plus the `gateway` object;
+// - text → `delta.content`; thinking → `delta.reasoning` (unless `reasoning.exclude`) and, when the
+//   block stops, `delta.reasoning_details: [entry]` with the whole block and its signature (redacted
+//   thinking → an encrypted entry), so the next turn can send it back unmodified;
+// - tool calls → `delta.tool_calls` with a stable 0-based index: id, name and empty arguments first,
+//   then argument fragments (a block that opened with its whole input sends it at block stop);
+// - opaque blocks, citations and unknown deltas are dropped;
+// - message-delta → a chunk with `finish_reason`; message-stop → `choices: []` with `usage` (cost
+//   in USD, the amount settle charges) and `gateway`, then `[DONE]`;
+// - an error (event or `fail`) → a chunk with `finish_reason: "error"` and `error: {code, message}`,
+//   then `[DONE]`. Nothing is written after the stream ended.
+// The chunk envelope is built once; each frame is string concatenation around JSON.stringify of
+// the new value only.
+import type { CanonicalBlock, CanonicalEvent, CanonicalEventType, JsonObject, StopReason, Usage } from '../../chunks.js';
+import { emptyUsage } from '../../chunks.js';
+import type { RequestContext } from '../../context.js';
+import type { GatewayError } from '../../errors.js';
+import { openAiError } from '../openai/errors.js';
+import { redactedDetail, thinkingDetail } from '../reasoning-details.js';
+import { chatGateway, chatUsage, excludeReasoning, finishReason, mergeUsage, servedModel, toolArguments } from './client.js';
+
+export const CHAT_KEEPALIVE = ': keep-alive\n\n';
+const DONE = 'data: [DONE]\n\n';
+const FIRST_DELTA = '{"role":"assistant","content":""}';
+
+export interface ChatSseOptions {
+  /** the gateway request id (the chunk id until the upstream message id is known) */
+  requestId: string;
+  /** read for the routing object, the served model, `reasoning.exclude`, validated usage and cost */
+  ctx: RequestContext;
+}
+
+type Block =
+  | { kind: 'text' }
+  | { kind: 'thinking'; text: string; signature: string }
+  | { kind: 'redacted'; data: string }
+  | { kind: 'tool'; tool: number; streamed: boolean; input: JsonObject | null };
+
+export class ChatSseEncoder {
+  readonly keepalive = CHAT_KEEPALIVE;
+  private readonly ctx: RequestContext;
+  private readonly exclude: boolean;
+  private readonly created = Math.floor(Date.now() / 1000);
+  /** `data: {"id":…,"object":…,"created":…,"model":…,` */
+  private head: string;
+  /** canonical block index → state; undefined: dropped block */
+  readonly blocks: (Block | undefined)[] = [];
+  private tools = 0;
+  private details = 0;
+  private ended = false;
+  readonly seen: Usage = emptyUsage();
+
+  constructor(opts: ChatSseOptions) {
+    this.ctx = opts.ctx;
+    this.exclude = excludeReasoning(opts.ctx);
+    this.head = this.envelope(`chatcmpl-${opts.requestId}`, opts.ctx.routed?.modelId ?? '');
+  }
+
+  encode(ev: CanonicalEvent): string {
+    if (this.ended) return '';
+    return (ENCODE[ev.type] as (enc: ChatSseEncoder, ev: CanonicalEvent) => string)(this, ev);
+  }
+
+  fail(err: GatewayError): string {
+    if (this.ended) return '';
+    this.ended = true;
+    const { code, message } = openAiError(err);
+    return this.chunk('{}', '"error"', `,"error":${JSON.stringify({ code, message })}`) + DONE;
+  }
+
+  private envelope(id: string, model: string): string {
+    return `data: {"id":${JSON.stringify(id)},"object":"chat.completion.chunk","created":${this.created},"model":${JSON.stringify(model)},`;
+  }
+
+  /** one frame: `delta` and `finish` are JSON text, `extra` is appended after `choices` */
+  chunk(delta: string, finish = 'null', extra = ''): string {
+    return `${this.head}"choices":[{"index":0,"delta":${delta},"finish_reason":${finish}}]${extra}}\n\n`;
+  }
+
+  start(id: string, upstreamModel: string, usage: Usage): string {
+    this.head = this.envelope(id, servedModel(this.ctx, upstreamModel));
+    mergeUsage(this.seen, usage);
+    return this.chunk(FIRST_DELTA, 'null', `,"gateway":${JSON.stringify(chatGateway(this.ctx))}`);
+  }
+
+  content(text: string): string {
+    return text === '' ? '' : this.chunk(`{"content":${JSON.stringify(text)}}`);
+  }
+
+  reasoning(text: string): string {
+    return text === '' || this.exclude ? '' : this.chunk(`{"reasoning":${JSON.stringify(text)}}`);
+  }
+
+  openBlock(index: number, b: CanonicalBlock): string {
+    switch (b.kind) {
+      case 'text':
+        this.blocks[index] = { kind: 'text' };
+        return this.content(b.text);
+      case 'thinking':
+        this.blocks[index] = { kind: 'thinking', text: b.thinking, signature: b.signature };
+        return this.reasoning(b.thinking);
+      case 'redacted-thinking':
+        this.blocks[index] = { kind: 'redacted', data: b.data };
+        return '';
+      case 'tool-call': {
+        const tool = this.tools++;
+        this.blocks[index] = { kind: 'tool', tool, streamed: false, input: b.input };
+        const call = { index: tool, id: b.id, type: 'function', function: { name: b.name, arguments: '' } };
+        return this.chunk(`{"tool_calls":[${JSON.stringify(call)}]}`);
+      }
+      case 'opaque':
+        this.blocks[index] = undefined;
+        return '';
+    }
+  }
+
+  arguments(tool: number, json: string): string {
+    return json === '' ? '' : this.chunk(`{"tool_calls":[{"index":${tool},"function":{"arguments":${JSON.stringify(json)}}}]}`);
+  }
+
+  closeBlock(index: number): string {
+    const b = this.blocks[index];
+    if (b === undefined) return '';
+    switch (b.kind) {
+      case 'text':
+        return '';
+      case 'thinking':
+        return this.chunk(`{"reasoning_details":[${JSON.stringify(thinkingDetail(b.text, b.signature, this.details++))}]}`);
+      case 'redacted':
+        return this.chunk(`{"reasoning_details":[${JSON.stringify(redactedDetail(b.data, this.details++))}]}`);
+      case 'tool':
+        // a block that opened with its whole input (non-streaming upstream) and had no fragments
+        return b.streamed ? '' : this.arguments(b.tool, toolArguments('', b.input));
+    }
+  }
+
+  finish(stop: StopReason | null, usage: Partial<Usage>): string {
+    mergeUsage(this.seen, usage);
+    return this.chunk('{}', `"${finishReason(stop)}"`);
+  }
+
+  end(): string {
+    this.ended = true;
+    const usage = JSON.stringify(chatUsage(this.ctx, this.seen));
+    return `${this.head}"choices":[],"usage":${usage},"gateway":${JSON.stringify(chatGateway(this.ctx))}}\n\n${DONE}`;
+  }
+}
+
+type Encode<T extends CanonicalEventType> = (enc: ChatSseEncoder, ev: Extract<CanonicalEvent, { type: T }>) => string;
+
+const ENCODE: { [T in CanonicalEventType]: Encode<T> } = {
+  'message-start': (enc, ev) => enc.start(ev.id, ev.model, ev.usage),
+  'block-start': (enc, ev) => enc.openBlock(ev.index, ev.block),
+  'text-delta': (enc, ev) => (enc.blocks[ev.index]?.kind === 'text' ? enc.content(ev.text) : ''),
+  'thinking-delta': (enc, ev) => {
+    const b = enc.blocks[ev.index];
+    if (b?.kind !== 'thinking') return '';
+    b.text += ev.text;
+    return enc.reasoning(ev.text);
+  },
+  'signature-delta': (enc, ev) => {
+    const b = enc.blocks[ev.index];
+    if (b?.kind === 'thinking') b.signature = ev.signature;
+    return '';
+  },
+  'tool-input-delta': (enc, ev) => {
+    const b = enc.blocks[ev.index];
+    if (b?.kind !== 'tool') return '';
+    if (ev.json === '') return '';
+    b.streamed = true;
+    return enc.arguments(b.tool, ev.json);
+  },
+  'citation-delta': () => '',
+  'opaque-delta': () => '',
+  'block-stop': (enc, ev) => enc.closeBlock(ev.index),
+  'message-delta': (enc, ev) => enc.finish(ev.stop, ev.usage),
+  'message-stop': (enc) => enc.end(),
+  ping: () => CHAT_KEEPALIVE,
+  'opaque-event': () => '',
+  error: (enc, ev) => enc.fail(ev.error),
+};

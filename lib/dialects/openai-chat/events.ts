@@ -1,0 +1,220 @@
+// Chat Completions SSE (`data: <chunk JSON>` lines, then `data: [DONE]`) → CanonicalEvent, one
+// chunk at a time. A stream decoder has per-request state, so each upstream response gets its own
+// `ChatStreamDecoder` (`chatDecoder()`).
+//
+// - message-start on the first chunk that carries an id (Azure sends a preamble chunk with an empty
+//   id and `prompt_filter_results` first: skipped); usage zero until the usage chunk.
+// - Blocks open one at a time, in order: a text block on the first non-empty `content` (or
+//   `refusal`) delta, one tool-call block per `tool_calls[].index` once its id and name are known
+//   (argument fragments that arrive before the id are held for that call only). Opening a block
+//   closes the one before; text after a tool call opens a new text block. Reasoning deltas
+//   (`reasoning_content`, `reasoning`) carry no signature and are not turned into thinking blocks.
+// - finish_reason closes the open block; message-delta (stop reason + usage) goes out once both
+//   the finish_reason and the usage chunk (which comes after it) are known, or at [DONE];
+//   message-stop at [DONE] (or at the end of the body, `end()`).
+// - An in-band `{error}` chunk becomes an `error` event.
+// Each event keeps its chunk as `native` (dialect 'openai-chat', event 'chunk' or 'done').
+import { emptyUsage, type CanonicalEvent, type JsonObject, type NativeFrame, type StopReason, type Usage } from '../../chunks.js';
+import type { UpstreamDecoder } from '../decoders.js';
+import { decodeChatCompletion } from './message.js';
+import { chatFrame, errorFromWire, finishFromWire, indexOf, integrityError, isObject, optionalString, parseObject, usageFromWire } from './wire.js';
+
+interface ToolSlot {
+  /** canonical block index; -1 until the id and the name are known */
+  block: number;
+  id: string;
+  name: string;
+  /** argument fragments received before the block could open */
+  pending: string;
+  closed: boolean;
+}
+
+const DONE_FRAME: NativeFrame = chatFrame('done', '[DONE]', {});
+
+export class ChatStreamDecoder implements UpstreamDecoder {
+  private started = false;
+  private nextBlock = 0;
+  /** canonical index of the open block, -1 when none */
+  private openIndex = -1;
+  /** the tool call whose block is open, if the open block is a tool call */
+  private openTool: ToolSlot | undefined;
+  private readonly tools: ToolSlot[] = [];
+  /** undefined until a finish_reason arrives */
+  private stop: StopReason | undefined;
+  private usage: Usage | undefined;
+  /** message-delta sent */
+  private finished = false;
+  /** message-stop sent */
+  private done = false;
+
+  sse(msg: { event: string | undefined; data: string }): CanonicalEvent[] {
+    if (this.done) throw integrityError('a chunk arrived after [DONE]');
+    if (msg.data === '[DONE]') return this.end(DONE_FRAME, true);
+    const parsed = parseObject(msg.data, 'chat.completion.chunk');
+    const native = chatFrame('chunk', msg.data, parsed);
+    if (isObject(parsed.error)) {
+      this.done = true;
+      return [{ type: 'error', error: errorFromWire(parsed.error), native }];
+    }
+    const out: CanonicalEvent[] = [];
+    if (!this.started && !this.start(parsed, native, out)) return out;
+    const choices = parsed.choices;
+    if (choices !== undefined && choices !== null) {
+      if (!Array.isArray(choices)) throw integrityError('chunk.choices must be an array');
+      for (let i = 0; i < choices.length; i++) {
+        const choice = choices[i];
+        if (!isObject(choice)) throw integrityError(`chunk.choices[${i}] must be an object`);
+        this.choice(choice, native, out);
+      }
+    }
+    const usage = parsed.usage;
+    if (usage !== undefined && usage !== null) {
+      if (!isObject(usage)) throw integrityError('chunk.usage must be an object or null');
+      this.usage = usageFromWire(usage, 'chunk.usage');
+    }
+    if (this.stop !== undefined && this.usage !== undefined && !this.finished) this.finish(native, out);
+    return out;
+  }
+
+  json(body: string): CanonicalEvent[] {
+    return decodeChatCompletion(body);
+  }
+
+  /**
+   * The end of the stream: [DONE], or (`strict` false) the end of the body without it. Sends what
+   * is owed (message-delta, message-stop). A finish_reason is required (without one the stream was
+   * cut short), and so is the usage chunk: the gateway always asks for it, and without it nothing
+   * could be billed.
+   */
+  end(native: NativeFrame = DONE_FRAME, strict = false): CanonicalEvent[] {
+    if (this.done) return [];
+    if (!this.started) {
+      if (strict) throw integrityError('the stream ended before any chunk');
+      return [];
+    }
+    const out: CanonicalEvent[] = [];
+    if (!this.finished) {
+      if (this.stop === undefined) throw integrityError('the stream ended without a finish_reason');
+      if (this.usage === undefined) throw integrityError('the stream ended without a usage chunk (stream_options.include_usage)');
+      this.finish(native, out);
+    }
+    out.push({ type: 'message-stop', native });
+    this.done = true;
+    return out;
+  }
+
+  /** message-start from the first chunk with an id; false for a preamble chunk (no id, no content). */
+  private start(chunk: JsonObject, native: NativeFrame, out: CanonicalEvent[]): boolean {
+    const id = optionalString(chunk, 'id', 'chunk') ?? '';
+    if (id === '') {
+      const choices = chunk.choices;
+      const empty = (choices === undefined || choices === null || (Array.isArray(choices) && choices.length === 0)) && (chunk.usage === undefined || chunk.usage === null);
+      if (empty) return false;
+      throw integrityError('chunk.id is missing on the first chunk with content');
+    }
+    const model = optionalString(chunk, 'model', 'chunk') ?? '';
+    out.push({ type: 'message-start', id, model, usage: emptyUsage(), native });
+    this.started = true;
+    return true;
+  }
+
+  private choice(choice: JsonObject, native: NativeFrame, out: CanonicalEvent[]): void {
+    const index = indexOf(choice, 'chunk.choices[]');
+    if (index !== 0) throw integrityError(`chunk.choices[].index is ${index}: only one choice was requested`);
+    const delta = choice.delta;
+    if (isObject(delta)) {
+      const content = optionalString(delta, 'content', 'delta');
+      const refusal = optionalString(delta, 'refusal', 'delta');
+      const calls = delta.tool_calls;
+      const hasText = (content !== undefined && content !== '') || (refusal !== undefined && refusal !== '');
+      const hasCalls = calls !== undefined && calls !== null;
+      if ((hasText || hasCalls) && this.stop !== undefined) throw integrityError('content arrived after finish_reason');
+      if (content !== undefined && content !== '') this.text(content, native, out);
+      if (refusal !== undefined && refusal !== '') this.text(refusal, native, out);
+      if (hasCalls) {
+        if (!Array.isArray(calls)) throw integrityError('delta.tool_calls must be an array');
+        for (const call of calls) {
+          if (!isObject(call)) throw integrityError('delta.tool_calls[] must be an object');
+          this.toolCall(call, native, out);
+        }
+      }
+    } else if (delta !== undefined && delta !== null) {
+      throw integrityError('chunk.choices[].delta must be an object');
+    }
+    const stop = finishFromWire(choice.finish_reason, 'chunk.choices[]');
+    if (stop !== undefined && this.stop === undefined) {
+      this.closeOpen(native, out);
+      this.stop = stop;
+    }
+  }
+
+  private text(text: string, native: NativeFrame, out: CanonicalEvent[]): void {
+    if (this.openIndex === -1 || this.openTool !== undefined) {
+      this.closeOpen(native, out);
+      this.openIndex = this.nextBlock++;
+      out.push({ type: 'block-start', index: this.openIndex, block: { kind: 'text', text: '' }, native });
+    }
+    out.push({ type: 'text-delta', index: this.openIndex, text, native });
+  }
+
+  private toolCall(call: JsonObject, native: NativeFrame, out: CanonicalEvent[]): void {
+    const index = indexOf(call, 'delta.tool_calls[]');
+    const slot = (this.tools[index] ??= { block: -1, id: '', name: '', pending: '', closed: false });
+    const id = optionalString(call, 'id', 'delta.tool_calls[]');
+    if (id !== undefined && id !== '') {
+      if (slot.id === '') slot.id = id;
+      else if (slot.id !== id) throw integrityError(`tool call ${index} changed its id from ${slot.id} to ${id}`);
+    }
+    const fn = call.function;
+    let args = '';
+    if (isObject(fn)) {
+      const name = optionalString(fn, 'name', 'delta.tool_calls[].function');
+      if (name !== undefined && name !== '' && slot.name === '') slot.name = name;
+      args = optionalString(fn, 'arguments', 'delta.tool_calls[].function') ?? '';
+    } else if (fn !== undefined && fn !== null) {
+      throw integrityError('delta.tool_calls[].function must be an object');
+    }
+    if (slot.closed) {
+      if (args !== '') throw integrityError(`tool call ${index} received arguments after a later block started`);
+      return;
+    }
+    if (slot.block !== -1) {
+      if (args !== '') out.push({ type: 'tool-input-delta', index: slot.block, json: args, native });
+      return;
+    }
+    if (slot.id === '' || slot.name === '') {
+      slot.pending += args;
+      return;
+    }
+    this.closeOpen(native, out);
+    slot.block = this.openIndex = this.nextBlock++;
+    this.openTool = slot;
+    out.push({ type: 'block-start', index: slot.block, block: { kind: 'tool-call', id: slot.id, name: slot.name, input: null }, native });
+    const json = slot.pending + args;
+    slot.pending = '';
+    if (json !== '') out.push({ type: 'tool-input-delta', index: slot.block, json, native });
+  }
+
+  private closeOpen(native: NativeFrame, out: CanonicalEvent[]): void {
+    if (this.openIndex === -1) return;
+    out.push({ type: 'block-stop', index: this.openIndex, native });
+    if (this.openTool !== undefined) this.openTool.closed = true;
+    this.openIndex = -1;
+    this.openTool = undefined;
+  }
+
+  private finish(native: NativeFrame, out: CanonicalEvent[]): void {
+    this.closeOpen(native, out);
+    for (let i = 0; i < this.tools.length; i++) {
+      const slot = this.tools[i];
+      if (slot !== undefined && slot.block === -1) throw integrityError(`tool call ${i} ended without ${slot.id === '' ? 'an id' : 'a name'}`);
+    }
+    out.push({ type: 'message-delta', stop: this.stop!, usage: { ...this.usage! }, native });
+    this.finished = true;
+  }
+}
+
+/** A fresh decoder for one upstream response. */
+export function chatDecoder(): ChatStreamDecoder {
+  return new ChatStreamDecoder();
+}

@@ -1,0 +1,117 @@
+// Shared pieces of the upstream side of the Chat Completions wire format: strict parsing, field
+// checks, finish_reason and usage → canonical, and an in-band `{error: {...}}` → GatewayError.
+// Used by the stream decoder (events.ts) and the non-streaming decoder (message.ts).
+import type { JsonObject, JsonValue, NativeFrame, StopReason, Usage } from '../../chunks.js';
+import { createError, GatewayError, type ErrorCode } from '../../errors.js';
+import { JsonSyntaxError, parseStrict } from '../../json/strict-parse.js';
+
+/** GW_ERR_INTEGRITY with a precise detail; provider work has happened. */
+export function integrityError(detail: string, cause?: unknown): GatewayError {
+  const err = createError('GW_ERR_INTEGRITY', detail, cause === undefined ? undefined : { cause });
+  err.providerWork = true;
+  return err;
+}
+
+export function isObject(value: JsonValue | undefined): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Strictly parse provider JSON that must be an object (duplicate keys, NaN/Infinity → integrity error). */
+export function parseObject(text: string, what: string): JsonObject {
+  let value: JsonValue;
+  try {
+    value = parseStrict(text);
+  } catch (err) {
+    if (err instanceof JsonSyntaxError) throw integrityError(`${what}: invalid JSON at ${err.path || '(root)'}: ${err.reason}`, err);
+    throw integrityError(`${what}: invalid JSON`, err);
+  }
+  if (!isObject(value)) throw integrityError(`${what}: expected a JSON object`);
+  return value;
+}
+
+export function chatFrame(event: string, data: string, parsed: JsonObject): NativeFrame {
+  return { dialect: 'openai-chat', event, data, parsed };
+}
+
+/** A string field that may be absent or null (undefined then); anything else is an integrity error. */
+export function optionalString(obj: JsonObject, key: string, where: string): string | undefined {
+  const value = obj[key];
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'string') throw integrityError(`${where}.${key} must be a string or null`);
+  return value;
+}
+
+export function indexOf(obj: JsonObject, where: string): number {
+  const value = obj.index;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) throw integrityError(`${where}.index must be a non-negative integer`);
+  return value;
+}
+
+const FINISH: Record<string, StopReason> = {
+  stop: { kind: 'end' },
+  length: { kind: 'length' },
+  tool_calls: { kind: 'tool-calls' },
+  function_call: { kind: 'tool-calls' },
+  content_filter: { kind: 'content-filter' },
+};
+
+/** `finish_reason` → StopReason; undefined while the choice has none. Unknown values are kept as `other`. */
+export function finishFromWire(reason: JsonValue | undefined, where: string): StopReason | undefined {
+  if (reason === undefined || reason === null) return undefined;
+  if (typeof reason !== 'string') throw integrityError(`${where}.finish_reason must be a string or null`);
+  return Object.hasOwn(FINISH, reason) ? { ...FINISH[reason]! } : { kind: 'other', value: reason };
+}
+
+function tokens(obj: JsonObject | undefined, key: string, where: string, required: boolean): number {
+  const value = obj?.[key];
+  if ((value === undefined || value === null) && !required) return 0;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
+    throw integrityError(`${where}.${key} must be a non-negative integer`);
+  }
+  return value;
+}
+
+function details(usage: JsonObject, key: string, where: string): JsonObject | undefined {
+  const value = usage[key];
+  if (value === undefined || value === null) return undefined;
+  if (!isObject(value)) throw integrityError(`${where}.${key} must be an object`);
+  return value;
+}
+
+/**
+ * OpenAI usage → canonical. `prompt_tokens` INCLUDES cached tokens (canonical `input` excludes
+ * them); `completion_tokens` includes reasoning tokens, as canonical `output` does.
+ */
+export function usageFromWire(usage: JsonObject, where: string): Usage {
+  const prompt = tokens(usage, 'prompt_tokens', where, true);
+  const completion = tokens(usage, 'completion_tokens', where, true);
+  const cached = tokens(details(usage, 'prompt_tokens_details', where), 'cached_tokens', `${where}.prompt_tokens_details`, false);
+  const reasoning = tokens(details(usage, 'completion_tokens_details', where), 'reasoning_tokens', `${where}.completion_tokens_details`, false);
+  if (cached > prompt) throw integrityError(`${where}: cached_tokens (${cached}) exceed prompt_tokens (${prompt})`);
+  if (reasoning > completion) throw integrityError(`${where}: reasoning_tokens (${reasoning}) exceed completion_tokens (${completion})`);
+  return { input: prompt - cached, output: completion, cacheRead: cached, cacheWrite: 0, reasoning, webSearches: 0 };
+}
+
+/** Upstream error code (or type) → gateway code and the HTTP status it stands for. */
+const FROM_CODE: Record<string, { code: ErrorCode; status: number }> = {
+  rate_limit_exceeded: { code: 'GW_ERR_UPSTREAM_RATE_LIMITED', status: 429 },
+  rate_limit_error: { code: 'GW_ERR_UPSTREAM_RATE_LIMITED', status: 429 },
+  server_is_overloaded: { code: 'GW_ERR_UPSTREAM_OVERLOADED', status: 503 },
+  overloaded_error: { code: 'GW_ERR_UPSTREAM_OVERLOADED', status: 529 },
+  timeout: { code: 'GW_ERR_UPSTREAM_TIMEOUT', status: 504 },
+  invalid_request_error: { code: 'GW_ERR_UPSTREAM', status: 400 },
+};
+
+/** An in-band `{error: {message, type, code, param}}` chunk after HTTP 200 as a GatewayError. */
+export function errorFromWire(error: JsonObject): GatewayError {
+  const message = typeof error.message === 'string' ? error.message : 'The provider reported an error.';
+  const type = typeof error.code === 'string' ? error.code : typeof error.type === 'string' ? error.type : undefined;
+  const known = (type !== undefined && Object.hasOwn(FROM_CODE, type) ? FROM_CODE[type] : undefined) ??
+    (typeof error.type === 'string' && Object.hasOwn(FROM_CODE, error.type) ? FROM_CODE[error.type] : undefined) ??
+    { code: 'GW_ERR_UPSTREAM' as const, status: 500 };
+  const err = new GatewayError(known.code, message, {
+    upstream: type === undefined ? { protocol: 'openai', status: known.status, message } : { protocol: 'openai', status: known.status, type, message },
+  });
+  err.providerWork = true;
+  return err;
+}

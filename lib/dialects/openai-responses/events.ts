@@ -1,0 +1,246 @@
+// Responses SSE (named events, `sequence_number` increasing) → CanonicalEvent, one event at a time.
+// A stream has state (which output item is which block), so each upstream response gets its own
+// decoder: `responsesDecoder()`. One handler per event name (a map, not a switch).
+//
+// - `response.created` (or a first `response.in_progress`) → message-start: response id, model,
+//   zero usage. Usage arrives only on the terminal event.
+// - `response.output_item.added`: `function_call` → tool-call block (id = call_id, name), its
+//   `function_call_arguments.delta`s → tool-input-delta; `message` → a text block opened at its
+//   first content part (or first text delta), `output_text.delta` and `refusal.delta` → text-delta;
+//   `reasoning` WITH `encrypted_content` → thinking block, `reasoning_summary_text.delta` →
+//   thinking-delta, each later summary part preceded by a "\n\n" delta; at its
+//   `output_item.done` the item's (final) `encrypted_content` becomes one signature-delta
+//   (reasoning-state.ts) before block-stop; should the done item (or, for an item cut short, the
+//   terminal Response) have none, the signature carries no encrypted part and the next turn
+//   drops the item. Any other item (a reasoning item without
+//   `encrypted_content`, hosted tool calls) is emitted whole at its `output_item.done`
+//   (items.ts: thinking if the done item is signed after all, else an opaque block).
+// - `response.completed` / `response.incomplete` → close what is open, message-delta (stop
+//   reason, usage of the Response), message-stop.
+// - `error` and `response.failed` → one `error` event (the first; whatever follows is ignored).
+// - Every other event (`response.in_progress`, `*.done`, `content_part.done`, annotations,
+//   hosted-tool progress, `reasoning_text.*`, keep-alives, future events) is ignored: what they say
+//   is in the items' `done` events. Each emitted event keeps its native frame.
+import type { CanonicalBlock, CanonicalEvent, JsonObject, NativeFrame } from '../../chunks.js';
+import type { UpstreamDecoder } from '../decoders.js';
+import { completeItemEvents, encryptedOf, type Tally } from './items.js';
+import { decodeResponsesBody } from './message.js';
+import { SUMMARY_SEPARATOR, thinkingFromItem } from './reasoning-state.js';
+import {
+  errorFromResponses, integrityError, isObject, optionalString, outputIndex, parseObject, requireObject, requireString,
+  responsesFrame, stopFromResponse, usageFromResponse,
+} from './wire.js';
+
+interface Slot {
+  kind: 'message' | 'tool' | 'thinking' | 'deferred';
+  /** canonical block index; -1 while none is open (messages before their first part, deferred items) */
+  block: number;
+  /** a tool call received argument deltas */
+  args: boolean;
+  done: boolean;
+}
+
+/** The state of one stream. */
+interface State {
+  started: boolean;
+  /** message-stop or error sent: later events are ignored */
+  ended: boolean;
+  nextBlock: number;
+  /** by output_index */
+  readonly slots: Map<number, Slot>;
+  readonly tally: Tally;
+}
+
+type Handler = (s: State, d: JsonObject, native: NativeFrame, out: CanonicalEvent[]) => void;
+
+const ZERO = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0, webSearches: 0 } as const;
+const TEXT_PARTS: ReadonlySet<string> = new Set(['output_text', 'refusal']);
+
+function open(s: State, slot: Slot, block: CanonicalBlock, native: NativeFrame, out: CanonicalEvent[]): void {
+  slot.block = s.nextBlock++;
+  out.push({ type: 'block-start', index: slot.block, block, native });
+}
+
+function openSlot(s: State, d: JsonObject, where: string): Slot {
+  const slot = s.slots.get(outputIndex(d, where));
+  if (slot === undefined || slot.done) throw integrityError(`${where} for an output item that is not open`);
+  return slot;
+}
+
+/** The signature of a reasoning item; without encrypted_content it carries the id only. */
+function signatureOf(item: JsonObject, where: string): string {
+  return thinkingFromItem(requireString(item, 'id', where), encryptedOf(item, where) ?? '', item.summary).signature;
+}
+
+const start: Handler = (s, d, native, out) => {
+  if (s.started) return;
+  const where = `${d.type as string}.response`;
+  const response = requireObject(d, 'response', d.type as string);
+  const id = requireString(response, 'id', where);
+  const model = optionalString(response, 'model', where) ?? '';
+  out.push({ type: 'message-start', id, model, usage: { ...ZERO }, native });
+  s.started = true;
+};
+
+const added: Handler = (s, d, native, out) => {
+  const where = 'response.output_item.added';
+  const index = outputIndex(d, where);
+  if (s.slots.has(index)) throw integrityError(`${where}: output_index ${index} was already added`);
+  const item = requireObject(d, 'item', where);
+  const slot: Slot = { kind: 'deferred', block: -1, args: false, done: false };
+  s.slots.set(index, slot);
+  if (item.type === 'message') {
+    slot.kind = 'message';
+  } else if (item.type === 'function_call') {
+    slot.kind = 'tool';
+    const id = requireString(item, 'call_id', `${where}.item`);
+    const name = requireString(item, 'name', `${where}.item`);
+    open(s, slot, { kind: 'tool-call', id, name, input: null }, native, out);
+    s.tally.toolCalls = true;
+  } else if (item.type === 'reasoning' && encryptedOf(item, `${where}.item`) !== undefined) {
+    slot.kind = 'thinking';
+    open(s, slot, { kind: 'thinking', thinking: '', signature: '' }, native, out);
+  }
+};
+
+const text: Handler = (s, d, native, out) => {
+  const where = d.type as string;
+  const slot = openSlot(s, d, where);
+  if (slot.kind !== 'message') throw integrityError(`${where} for an output item that is not a message`);
+  if (where === 'response.content_part.added') {
+    const part = requireObject(d, 'part', where);
+    if (slot.block === -1 && typeof part.type === 'string' && TEXT_PARTS.has(part.type)) open(s, slot, { kind: 'text', text: '' }, native, out);
+    return;
+  }
+  if (slot.block === -1) open(s, slot, { kind: 'text', text: '' }, native, out);
+  const delta = optionalString(d, 'delta', where) ?? '';
+  if (delta !== '') out.push({ type: 'text-delta', index: slot.block, text: delta, native });
+};
+
+const args: Handler = (s, d, native, out) => {
+  const where = 'response.function_call_arguments.delta';
+  const slot = openSlot(s, d, where);
+  if (slot.kind !== 'tool') throw integrityError(`${where} for an output item that is not a function_call`);
+  const delta = optionalString(d, 'delta', where) ?? '';
+  if (delta === '') return;
+  slot.args = true;
+  out.push({ type: 'tool-input-delta', index: slot.block, json: delta, native });
+};
+
+const summary: Handler = (s, d, native, out) => {
+  const where = d.type as string;
+  const slot = openSlot(s, d, where);
+  if (slot.kind !== 'thinking') return; // an unsigned reasoning item: emitted whole at its done event
+  if (where === 'response.reasoning_summary_part.added') {
+    const at = d.summary_index;
+    if (typeof at === 'number' && at > 0) out.push({ type: 'thinking-delta', index: slot.block, text: SUMMARY_SEPARATOR, native });
+    return;
+  }
+  const delta = optionalString(d, 'delta', where) ?? '';
+  if (delta !== '') out.push({ type: 'thinking-delta', index: slot.block, text: delta, native });
+};
+
+const itemDone: Handler = (s, d, native, out) => {
+  const where = 'response.output_item.done';
+  const index = outputIndex(d, where);
+  const item = requireObject(d, 'item', where);
+  const slot = s.slots.get(index) ?? { kind: 'deferred', block: -1, args: false, done: false };
+  if (slot.done) throw integrityError(`${where}: output_index ${index} is already done`);
+  slot.done = true;
+  s.slots.set(index, slot);
+  if (slot.block === -1) {
+    // deferred items, and messages whose text was not streamed: the whole item now
+    s.nextBlock = completeItemEvents(item, s.nextBlock, native, `${where}.item`, s.tally, out);
+    return;
+  }
+  if (slot.kind === 'tool' && !slot.args) {
+    const json = optionalString(item, 'arguments', `${where}.item`) ?? '';
+    if (json !== '') out.push({ type: 'tool-input-delta', index: slot.block, json, native });
+  } else if (slot.kind === 'thinking') {
+    out.push({ type: 'signature-delta', index: slot.block, signature: signatureOf(item, `${where}.item`), native });
+  }
+  out.push({ type: 'block-stop', index: slot.block, native });
+};
+
+const finish: Handler = (s, d, native, out) => {
+  const where = d.type as string;
+  const response = requireObject(d, 'response', where);
+  const output = Array.isArray(response.output) ? response.output : [];
+  for (const [index, slot] of s.slots) {
+    if (slot.done || slot.block === -1) continue;
+    slot.done = true;
+    if (slot.kind === 'thinking') {
+      // cut short before its done event: the item as the terminal Response has it, if it does
+      const item = output[index];
+      const signature = isObject(item) && item.type === 'reasoning' ? signatureOf(item, `${where}.response.output[${index}]`) : undefined;
+      if (signature === undefined) throw integrityError(`${where}: reasoning item ${index} never finished`);
+      out.push({ type: 'signature-delta', index: slot.block, signature, native });
+    }
+    out.push({ type: 'block-stop', index: slot.block, native });
+  }
+  const status = where === 'response.completed' ? 'completed' : 'incomplete';
+  const stop = stopFromResponse(response, status, s.tally.toolCalls, `${where}.response`);
+  const usage = usageFromResponse(response, s.tally.webSearches, `${where}.response`);
+  out.push({ type: 'message-delta', stop, usage, native }, { type: 'message-stop', native });
+  s.ended = true;
+};
+
+const fail: Handler = (s, d, native, out) => {
+  const error = d.type === 'error' ? d : isObject(d.response) ? d.response.error : undefined;
+  out.push({ type: 'error', error: errorFromResponses(error), native });
+  s.ended = true;
+};
+
+const HANDLERS = new Map<string, Handler>([
+  ['response.created', start],
+  ['response.in_progress', start],
+  ['response.output_item.added', added],
+  ['response.content_part.added', text],
+  ['response.output_text.delta', text],
+  ['response.refusal.delta', text],
+  ['response.function_call_arguments.delta', args],
+  ['response.reasoning_summary_part.added', summary],
+  ['response.reasoning_summary_text.delta', summary],
+  ['response.output_item.done', itemDone],
+  ['response.completed', finish],
+  ['response.incomplete', finish],
+  ['response.failed', fail],
+  ['error', fail],
+]);
+
+/** Events that may come before `response.created`. */
+const OPENERS: ReadonlySet<string> = new Set(['response.created', 'response.in_progress', 'response.failed', 'error']);
+
+export class ResponsesStreamDecoder implements UpstreamDecoder {
+  private readonly s: State = { started: false, ended: false, nextBlock: 0, slots: new Map(), tally: { toolCalls: false, webSearches: 0 } };
+  private lastSeq = -1;
+
+  /** Decode one SSE message. Throws GatewayError GW_ERR_INTEGRITY on malformed or out-of-order frames. */
+  sse(msg: { event: string | undefined; data: string }): CanonicalEvent[] {
+    const parsed = parseObject(msg.data, `${msg.event ?? 'event'} data`);
+    const type = parsed.type;
+    if (typeof type !== 'string') throw integrityError(`${msg.event ?? 'event'} data.type must be a string`);
+    if (msg.event !== undefined && msg.event !== type) throw integrityError(`event ${msg.event} carries data.type "${type}"`);
+    const seq = parsed.sequence_number;
+    if (typeof seq === 'number') {
+      if (seq <= this.lastSeq) throw integrityError(`${type}: sequence_number ${seq} after ${this.lastSeq}`);
+      this.lastSeq = seq;
+    }
+    const handler = HANDLERS.get(type);
+    if (handler === undefined || this.s.ended) return [];
+    if (!this.s.started && !OPENERS.has(type)) throw integrityError(`${type} before response.created`);
+    const out: CanonicalEvent[] = [];
+    handler(this.s, parsed, responsesFrame(type, msg.data, parsed), out);
+    return out;
+  }
+
+  /** A whole non-streaming Response object. */
+  json(body: string): CanonicalEvent[] {
+    return decodeResponsesBody(body);
+  }
+}
+
+/** A fresh decoder for one upstream response. */
+export function responsesDecoder(): ResponsesStreamDecoder {
+  return new ResponsesStreamDecoder();
+}

@@ -1,0 +1,67 @@
+// Which catalog model serves a transcription.
+//
+// - omitted, `gateway-auto`, `whisper-1`, `gpt-4o-transcribe`, `gpt-4o-mini-transcribe`: the
+//   configured `transcription.defaultModel` (without one: the first catalog model that takes audio
+//   and has a transcriptions deployment);
+// - any other value resolves like every model name (catalog id, alias, vendor name, ...) and must list
+//   `audio` in its input modalities; otherwise 400 invalid_model;
+// - the model must have at least one `transcriptions` deployment on an `openai` provider (the only
+//   protocol that carries transcriptions); otherwise 400 invalid_model.
+import type { Catalog, CatalogModel } from '../../catalog.js';
+import type { Deployment } from '../../chunks.js';
+import type { Config } from '../../config.js';
+import { GatewayError } from '../../errors.js';
+
+export const AUTO_MODEL = 'gateway-auto';
+/** Model names that mean "the default transcription model" (OpenAI's names and the router's). */
+export const DEFAULT_MODEL_NAMES: ReadonlySet<string> = new Set([AUTO_MODEL, 'whisper-1', 'gpt-4o-transcribe', 'gpt-4o-mini-transcribe']);
+
+export interface TranscriptionModel {
+  model: CatalogModel;
+  /** the transcriptions deployments, in failover order */
+  deployments: readonly Deployment[];
+  /** true when the gateway chose the model (omitted or `gateway-auto`) */
+  auto: boolean;
+}
+
+export function transcriptionDeployments(model: CatalogModel): Deployment[] {
+  return model.deployments.filter((d) => d.api === 'transcriptions' && d.protocol === 'openai');
+}
+
+function isTranscriptionModel(model: CatalogModel): boolean {
+  return model.input.has('audio') && transcriptionDeployments(model).length > 0;
+}
+
+function invalidModel(message: string): GatewayError {
+  return new GatewayError('GW_ERR_MODEL_UNKNOWN', `model: ${message}`, { param: 'model' });
+}
+
+function audioModelIds(catalog: Catalog): string {
+  const ids = catalog.models.filter(isTranscriptionModel).map((m) => m.id);
+  return ids.length ? ` Models that transcribe: ${ids.join(', ')}.` : '';
+}
+
+export function resolveTranscriptionModel(value: string | null, catalog: Catalog, config: Config): TranscriptionModel {
+  if (value === null || DEFAULT_MODEL_NAMES.has(value)) {
+    const id = config.transcription?.defaultModel;
+    const model = id !== undefined ? catalog.get(id) : catalog.models.find(isTranscriptionModel);
+    if (model === undefined || !isTranscriptionModel(model)) {
+      throw invalidModel(`no default transcription model is configured (transcription.defaultModel); name a catalog model that accepts audio.${audioModelIds(catalog)}`);
+    }
+    return { model, deployments: transcriptionDeployments(model), auto: value === null || value === AUTO_MODEL };
+  }
+  const hit = catalog.resolve(value);
+  if (hit === null) {
+    const close = catalog.suggestions(value);
+    throw invalidModel(`unknown model "${value}".${close.length ? ` Close matches: ${close.join(', ')}.` : ''}${audioModelIds(catalog)} GET /v1/models lists every available id.`);
+  }
+  const model = hit.model;
+  if (!model.input.has('audio')) {
+    throw invalidModel(`"${model.id}" does not accept audio input, so it cannot transcribe.${audioModelIds(catalog)}`);
+  }
+  const deployments = transcriptionDeployments(model);
+  if (deployments.length === 0) {
+    throw invalidModel(`"${model.id}" accepts audio but has no transcriptions deployment.${audioModelIds(catalog)}`);
+  }
+  return { model, deployments, auto: false };
+}

@@ -1,0 +1,42 @@
+// The chain of POST /v1/audio/transcriptions: the multipart upload parsed and spooled to disk, the
+// form validated and the model chosen, credits reserved, the file sent upstream (with failover),
+// the usage settled and the answer encoded.
+import type { Config } from './config.js';
+import { Chain } from './pipeline.js';
+import { AUDIO_EXTENSIONS } from './dialects/openai-transcriptions/duration.js';
+import { checkField } from './dialects/openai-transcriptions/fields.js';
+import { WavScanner, type WavInfo } from './dialects/openai-transcriptions/wav.js';
+import { parseMultipart, type ByteProbe } from '../stages/parse-multipart.js';
+import { encodeTranscriptionResponse, reserveTranscription, routeTranscription, settleTranscription } from '../stages/transcribe.js';
+import { dispatchTranscription } from '../stages/transcribe-dispatch.js';
+
+/** The audio file limit: 25 MB (25 × 1024 × 1024 bytes, as OpenAI counts it). */
+export const MAX_AUDIO_BYTES = 25 * 1024 * 1024;
+
+export interface TranscriptionChainOptions {
+  /** directory for spooled uploads; default the OS temporary directory */
+  uploadDir?: string;
+  maxFileBytes?: number;
+}
+
+function wavProbe(extension: string): ByteProbe<WavInfo | null> | null {
+  return extension === 'wav' ? new WavScanner() : null;
+}
+
+export function buildTranscriptionChain(_config: Config, opts: TranscriptionChainOptions = {}): Chain<Buffer, string> {
+  return Chain.of(
+    parseMultipart<WavInfo | null>({
+      fileField: 'file',
+      maxFileBytes: opts.maxFileBytes ?? MAX_AUDIO_BYTES,
+      extensions: AUDIO_EXTENSIONS,
+      onField: checkField,
+      probe: wavProbe,
+      ...(opts.uploadDir !== undefined ? { dir: opts.uploadDir } : {}),
+    }),
+  )
+    .then(routeTranscription())
+    .then(reserveTranscription())
+    .then(dispatchTranscription())
+    .then(settleTranscription())
+    .then(encodeTranscriptionResponse());
+}

@@ -1,0 +1,175 @@
+// dispatchTranscription: TranscriptionJob → TranscriptionResult. Sends the spooled file to the
+// model's transcriptions deployments in order as a streamed multipart request (re-read from disk for
+// each attempt). As in stages/dispatch.ts, a 408, 409, 429, 5xx, timeout or connection failure
+// (also while reading the answer: nothing has reached the client yet) moves on to the next
+// deployment; 401/403 is the gateway's configuration problem (502); another 4xx is the client's
+// (its status and wording kept). When every deployment failed: 503 provider_unavailable.
+//
+// On success it sets `ctx.provider`, `ctx.providerWork` and `ctx.usage` (the upstream's tokens; see
+// lib/dialects/openai-transcriptions/billing.ts when it reports none) and the seconds to report and
+// to bill.
+import type { Readable } from 'node:stream';
+import { emptyUsage, type Deployment } from '../lib/chunks.js';
+import type { RequestContext } from '../lib/context.js';
+import { GatewayError, type UpstreamErrorInfo } from '../lib/errors.js';
+import { priceOf } from '../lib/pricing.js';
+import type { Stage, StageFactory } from '../lib/stage.js';
+import { estimatedTokens } from '../lib/dialects/openai-transcriptions/billing.js';
+import type { TranscriptionFields } from '../lib/dialects/openai-transcriptions/fields.js';
+import { multipartBody, parseUpstreamTranscript, type UpstreamTranscript } from '../lib/dialects/openai-transcriptions/upstream.js';
+import type { TranscriptionJob, TranscriptionResult } from './transcribe.js';
+
+const MAX_ERROR_BODY = 64 * 1024;
+/** a transcript of 25 MB of audio is far smaller; anything larger is not a transcription */
+const MAX_RESULT_BODY = 8 * 1024 * 1024;
+
+interface Failure {
+  detail: string;
+  timeout: boolean;
+  upstream?: UpstreamErrorInfo;
+}
+
+class TooLong extends Error {}
+
+function errorCode(err: unknown): string {
+  const e = err as { code?: string; cause?: { code?: string }; name?: string };
+  return e.code ?? e.cause?.code ?? e.name ?? 'unknown';
+}
+
+function transportFailure(err: unknown, d: Deployment): Failure {
+  const code = errorCode(err);
+  const timeout = code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'ETIMEDOUT';
+  return { timeout, detail: `${d.providerId}: ${timeout ? 'timed out' : `connection failed (${code})`}` };
+}
+
+function header(headers: Record<string, string | string[] | undefined>, name: string): string | undefined {
+  const v = headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+async function readText(body: AsyncIterable<Buffer>, limit: number, truncate: boolean): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    if (size + chunk.length > limit && !truncate) throw new TooLong();
+    if (size < limit) chunks.push(chunk);
+    size += chunk.length;
+  }
+  return Buffer.concat(chunks).toString('utf8').slice(0, limit);
+}
+
+function isRetryableStatus(status: number): boolean {
+  return status === 408 || status === 409 || status === 429 || status >= 500;
+}
+
+function upstreamFields(f: TranscriptionFields, upstreamModel: string): [string, string][] {
+  const out: [string, string][] = [
+    ['model', upstreamModel],
+    ['response_format', 'json'],
+  ];
+  if (f.language !== null) out.push(['language', f.language]);
+  if (f.prompt !== null) out.push(['prompt', f.prompt]);
+  if (f.temperature !== null) out.push(['temperature', String(f.temperature)]);
+  return out;
+}
+
+function exhausted(job: TranscriptionJob, failures: Failure[]): GatewayError {
+  const last = failures[failures.length - 1];
+  if (last === undefined) return new GatewayError('GW_ERR_PROVIDER_UNAVAILABLE', `No deployment of model ${job.routed.modelId} can serve transcriptions.`);
+  const message = `All ${failures.length} provider deployment(s) of model ${job.routed.modelId} failed: ${failures.map((f) => f.detail).join('; ')}`;
+  const retryAfter = last.upstream?.retryAfter;
+  const headers: Record<string, string> = retryAfter !== undefined ? { 'retry-after': retryAfter } : {};
+  const opts = { headers, ...(last.upstream ? { upstream: last.upstream } : {}) };
+  return new GatewayError(failures.every((f) => f.timeout) ? 'GW_ERR_UPSTREAM_TIMEOUT' : 'GW_ERR_PROVIDER_UNAVAILABLE', message, opts);
+}
+
+/** The result from the upstream's transcript: usage on the context, seconds to report and to bill. */
+function settleResult(job: TranscriptionJob, t: UpstreamTranscript, ctx: RequestContext): TranscriptionResult {
+  const usage = emptyUsage();
+  const model = ctx.services.catalog.get(job.routed.modelId);
+  const perMinute = model !== undefined && priceOf(model).perMinute > 0n;
+  const seconds = job.audio.exact ? job.audio.seconds : (t.seconds ?? job.audio.seconds);
+  if (t.tokens !== null) {
+    usage.input = t.tokens.input;
+    usage.output = t.tokens.output;
+  } else if (!perMinute) {
+    const est = estimatedTokens(t.seconds ?? seconds, t.text);
+    usage.input = est.input;
+    usage.output = est.output;
+    ctx.log.warn({ model: job.routed.modelId, estimated: est }, 'the provider reported no token usage: billed by estimate');
+  }
+  ctx.usage = usage;
+  return { job, text: t.text, seconds, billedSeconds: t.seconds ?? seconds };
+}
+
+async function* call(job: TranscriptionJob, ctx: RequestContext): AsyncGenerator<TranscriptionResult> {
+  const pool = ctx.services.providers;
+  const failures: Failure[] = [];
+  const file = job.upload.file;
+  for (const deployment of job.routed.deployments) {
+    const handle = pool.get(deployment.providerId);
+    const multipart = multipartBody(upstreamFields(job.fields, deployment.upstreamModel), file);
+    const headers = { 'content-type': multipart.contentType, 'content-length': String(multipart.length), accept: 'application/json', ...handle.auth };
+    const body: Readable = multipart.open();
+    let res;
+    try {
+      res = await pool.send(handle, handle.transport.path('transcriptions'), { headers, body, signal: ctx.signal });
+    } catch (err) {
+      body.destroy();
+      if (ctx.signal.aborted) throw GatewayError.from(ctx.signal.reason ?? err);
+      failures.push(transportFailure(err, deployment));
+      ctx.log.warn({ provider: deployment.providerId, err: errorCode(err) }, 'upstream call failed; trying the next deployment');
+      continue;
+    }
+    const requestId = header(res.headers, handle.transport.requestIdHeader);
+    let text: string;
+    try {
+      const ok = res.statusCode >= 200 && res.statusCode < 300;
+      text = await readText(res.body, ok ? MAX_RESULT_BODY : MAX_ERROR_BODY, !ok);
+    } catch (err) {
+      if (ctx.signal.aborted) throw GatewayError.from(ctx.signal.reason ?? err);
+      if (err instanceof TooLong) throw new GatewayError('GW_ERR_INTEGRITY', `The provider's transcription answer is larger than ${MAX_RESULT_BODY} bytes.`);
+      failures.push(transportFailure(err, deployment));
+      ctx.log.warn({ provider: deployment.providerId, err: errorCode(err) }, 'upstream answer failed; trying the next deployment');
+      continue;
+    } finally {
+      body.destroy();
+    }
+    if (res.statusCode < 200 || res.statusCode >= 300) {
+      const parsed = handle.transport.parseError(text, res.statusCode);
+      const retryAfter = header(res.headers, 'retry-after');
+      const upstream: UpstreamErrorInfo = { protocol: deployment.protocol, status: res.statusCode, message: parsed.message };
+      if (parsed.type !== undefined) upstream.type = parsed.type;
+      if (requestId !== undefined) upstream.requestId = requestId;
+      if (retryAfter !== undefined) upstream.retryAfter = retryAfter;
+      if (isRetryableStatus(res.statusCode)) {
+        failures.push({ timeout: false, upstream, detail: `${deployment.providerId}: HTTP ${res.statusCode}` });
+        ctx.log.warn({ provider: deployment.providerId, status: res.statusCode }, 'upstream error; trying the next deployment');
+        continue;
+      }
+      if (res.statusCode === 401 || res.statusCode === 403) {
+        throw new GatewayError('GW_ERR_UPSTREAM', `The provider ${deployment.providerId} rejected the gateway's credentials (HTTP ${res.statusCode}); this is a gateway configuration problem.`, { status: 502 });
+      }
+      throw new GatewayError('GW_ERR_UPSTREAM', parsed.message, { status: res.statusCode, upstream, headers: retryAfter ? { 'retry-after': retryAfter } : {} });
+    }
+    ctx.provider = {
+      id: deployment.providerId,
+      protocol: deployment.protocol,
+      api: deployment.api,
+      upstreamModel: deployment.upstreamModel,
+      stream: false,
+      ...(requestId !== undefined ? { requestId } : {}),
+    };
+    ctx.providerWork = true;
+    yield settleResult(job, parseUpstreamTranscript(text, header(res.headers, 'content-type')), ctx);
+    return;
+  }
+  throw exhausted(job, failures);
+}
+
+export function dispatchTranscription(): StageFactory<TranscriptionJob, TranscriptionResult> {
+  return (): Stage<TranscriptionJob, TranscriptionResult> => ({
+    name: 'dispatch',
+    step: (job, ctx) => call(job, ctx),
+  });
+}
