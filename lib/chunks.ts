@@ -78,6 +78,8 @@ export interface RoutedRequest {
   maxTokens: number | null;
   /** the served model's maximum output tokens (the ceiling when the caller gave none) */
   modelMaxOutputTokens: number;
+  /** the served model reasons: translators send reasoning settings only then (others reject them) */
+  modelReasoning: boolean;
   maxTokensCappedTo: number | null;
   thinkingBudget: number | null;
 }

@@ -24,7 +24,9 @@ export interface IntegrityOptions {
  */
 export function sameModel(expected: string, actual: string): boolean {
   if (actual === expected) return true;
-  return actual.length === expected.length + 9 && actual.startsWith(expected) && /^-\d{8}$/.test(actual.slice(expected.length));
+  if (!actual.startsWith(expected)) return false;
+  // Anthropic answers an alias with its dated snapshot (-20251001), OpenAI with -2024-08-06
+  return /^-(\d{8}|\d{4}-\d{2}-\d{2})$/.test(actual.slice(expected.length));
 }
 
 function fail(detail: string, cause?: unknown): GatewayError {

@@ -20,7 +20,7 @@ export function providerDecode(opts: ProviderDecodeOptions = {}): Stage<Upstream
     if (dialect === undefined) throw new GatewayError('GW_ERR_INTERNAL', 'provider-decode: the upstream dialect is unknown');
     const found = upstreamDecoders[dialect];
     if (found === undefined) throw new GatewayError('GW_ERR_INTERNAL', `provider-decode: no decoder for the ${dialect} dialect`);
-    return found;
+    return found();
   }
 
   return {
@@ -28,6 +28,9 @@ export function providerDecode(opts: ProviderDecodeOptions = {}): Stage<Upstream
     step(msg, ctx) {
       decoder ??= resolve(ctx);
       return msg.kind === 'sse' ? decoder.sse(msg) : decoder.json(msg.body);
+    },
+    flush() {
+      return decoder?.end?.();
     },
   };
 }

@@ -31,7 +31,9 @@ function unknownModel(ctx: RequestContext, value: string): GatewayError {
 }
 
 function pickAuto(req: CanonicalRequest, ctx: RequestContext): CatalogModel {
-  if (req.needs.signedThinking) {
+  // Messages: the spec's rule. Chat clients push `reasoning_details` back on every turn, so there
+  // the router keeps routing (deterministically) and the provider verifies the signature.
+  if (req.needs.signedThinking && req.source === 'anthropic') {
     throw new GatewayError(
       'GW_ERR_REQUEST_INVALID',
       `model: "${AUTO_MODEL}" cannot continue a conversation that replays signed thinking or redacted_thinking blocks: their signatures are bound to the model that produced them. Pin one explicit model for the whole conversation.`,
@@ -117,6 +119,7 @@ export function routeRequest(req: CanonicalRequest, ctx: RequestContext): Routed
     routingLatencyMs,
     maxTokens,
     modelMaxOutputTokens: model.maxOutputTokens,
+    modelReasoning: model.reasoning,
     maxTokensCappedTo: cappedTo,
     thinkingBudget: budget,
   };

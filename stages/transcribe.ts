@@ -81,6 +81,7 @@ export function planTranscription(upload: AudioUpload, ctx: RequestContext): Tra
     routingLatencyMs: chosen.auto ? Math.round((performance.now() - started) * 1000) / 1000 : null,
     maxTokens: bounds.output,
     modelMaxOutputTokens: model.maxOutputTokens,
+    modelReasoning: false,
     maxTokensCappedTo: null,
     thinkingBudget: null,
   };

@@ -4,17 +4,25 @@ import type { CanonicalEvent, DialectName } from '../chunks.js';
 import type { RequestContext } from '../context.js';
 import { decodeAnthropicSse } from './anthropic/events.js';
 import { decodeAnthropicMessage } from './anthropic/message.js';
+import { chatDecoder } from './openai-chat/events.js';
 
 export interface UpstreamDecoder {
   /** one SSE message (event name may be absent in data-only dialects) */
   sse(msg: { event: string | undefined; data: string }): CanonicalEvent[];
   /** one whole non-streaming response body */
   json(body: string): CanonicalEvent[];
+  /** the upstream body ended: events still owed (a chat stream that ended without [DONE]) */
+  end?(): CanonicalEvent[];
 }
 
-export const upstreamDecoders: Record<DialectName, UpstreamDecoder | undefined> = {
-  anthropic: { sse: decodeAnthropicSse, json: decodeAnthropicMessage },
-  'openai-chat': undefined,
+/** A decoder per response: stateful dialects (chat) need a fresh one each time. */
+export type UpstreamDecoderFactory = () => UpstreamDecoder;
+
+const anthropicDecoder: UpstreamDecoder = { sse: decodeAnthropicSse, json: decodeAnthropicMessage };
+
+export const upstreamDecoders: Record<DialectName, UpstreamDecoderFactory | undefined> = {
+  anthropic: () => anthropicDecoder,
+  'openai-chat': chatDecoder,
   'openai-responses': undefined,
   'openai-transcriptions': undefined,
 };

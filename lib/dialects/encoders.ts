@@ -7,6 +7,8 @@ import type { GatewayError } from '../errors.js';
 import type { Stage } from '../stage.js';
 import { anthropicJsonEncode } from './anthropic/encode-json.js';
 import { AnthropicSseEncoder } from './anthropic/encode-sse.js';
+import { chatJsonEncode } from './openai-chat/encode-json.js';
+import { ChatSseEncoder } from './openai-chat/encode-sse.js';
 
 export interface SseEncoder {
   /** SSE text for one event; '' when the event has nothing to say to this client */
@@ -32,7 +34,7 @@ export type SseEncoderFactory = (opts: SseEncoderOptions) => SseEncoder;
 
 export const sseEncoders: Record<DialectName, SseEncoderFactory | undefined> = {
   anthropic: (opts) => new AnthropicSseEncoder(opts),
-  'openai-chat': undefined,
+  'openai-chat': (opts) => new ChatSseEncoder(opts),
   'openai-responses': undefined,
   'openai-transcriptions': undefined,
 };
@@ -49,7 +51,7 @@ export type JsonEncoderFactory = (opts?: JsonEncodeOptions) => Stage<CanonicalEv
 
 export const jsonEncoders: Record<DialectName, JsonEncoderFactory | undefined> = {
   anthropic: anthropicJsonEncode,
-  'openai-chat': undefined,
+  'openai-chat': chatJsonEncode,
   'openai-responses': undefined,
   'openai-transcriptions': undefined,
 };

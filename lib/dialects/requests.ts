@@ -3,6 +3,7 @@
 import type { Deployment, DialectName, RoutedRequest } from '../chunks.js';
 import { GatewayError } from '../errors.js';
 import { anthropicNative } from './anthropic/request.js';
+import { chatNative } from './openai-chat/request.js';
 import { chatToAnthropic } from './translate/chat-to-messages.js';
 import { anthropicToChat } from './translate/messages-to-chat.js';
 
@@ -20,6 +21,7 @@ const encoders = new Map<Pair, RequestEncoder>([
   ['anthropic>messages', anthropicNative],
   ['anthropic>chat', anthropicToChat],
   ['openai-chat>messages', chatToAnthropic],
+  ['openai-chat>chat', chatNative],
 ]);
 
 export function registerRequestEncoder(source: DialectName, api: Deployment['api'], encoder: RequestEncoder): void {

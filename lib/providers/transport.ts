@@ -1,6 +1,6 @@
 // What differs between upstream hosts: paths, authentication headers, how an error body reads.
 // Stages never name a provider; they ask the transport of the deployment's protocol.
-import type { Deployment, DialectName } from '../chunks.js';
+import type { Deployment } from '../chunks.js';
 
 export interface UpstreamErrorBody {
   type?: string;
@@ -50,17 +50,3 @@ const openai: Transport = {
 };
 
 export const TRANSPORTS: Record<Deployment['protocol'], Transport> = { anthropic, openai };
-
-/** The wire dialect a deployment's API speaks (what decodes its answer). */
-export function upstreamDialect(api: Deployment['api']): DialectName {
-  switch (api) {
-    case 'messages':
-      return 'anthropic';
-    case 'chat':
-      return 'openai-chat';
-    case 'responses':
-      return 'openai-responses';
-    case 'transcriptions':
-      return 'openai-transcriptions';
-  }
-}

@@ -134,6 +134,7 @@ export function makeRouted(modelId: string, opts: RoutedOptions = {}): RoutedReq
     routingLatencyMs: null,
     maxTokens: opts.maxTokens ?? null,
     modelMaxOutputTokens: 64000,
+    modelReasoning: true,
     maxTokensCappedTo: null,
     thinkingBudget: null,
   };

@@ -28,7 +28,7 @@ t.test('WAV: seconds = data bytes / (rate × channels × bytes per sample), past
       }
     }
   }
-  const records = await gw.usage();
+  const records = await gw.usage(expected.keys());
   for (const [id, seconds] of expected) t.equal(records.get(id)?.audioSeconds, seconds, `usage record of ${id}`);
 });
 

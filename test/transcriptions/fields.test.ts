@@ -27,7 +27,7 @@ t.test('model: omitted and the default names use the configured default model', 
     t.equal((await upstreamFields()).model, 'gpt-4o-transcribe', `${model ?? 'omitted'} → the default model's deployment`);
     records.set(res.headers.get('x-request-id')!, model ?? null);
   }
-  const usage = await gw.usage();
+  const usage = await gw.usage(records.keys());
   for (const [id, model] of records) {
     t.match(usage.get(id), { modelServed: 'openai/gpt-4o-transcribe', modelRequested: model, endpoint: 'audio.transcriptions', provider: 'sim-openai' });
   }

@@ -10,6 +10,8 @@ import { promisify } from 'node:util';
 import { fetch, FormData, type Headers } from 'undici';
 import { baseConfig, startGateway, TEST_KEY, withModels, type RunningGateway } from '../helpers/gateway.js';
 import { ROOT } from '../helpers/paths.js';
+import type { Balance, StoredUsage } from '../../lib/store/ledger.js';
+import { Store } from '../../lib/store/store.js';
 
 export const PATH = '/v1/audio/transcriptions';
 export const AUTH = { authorization: `Bearer ${TEST_KEY}` };
@@ -241,9 +243,15 @@ export const TEST_KEYS: Record<string, unknown>[] = [
 ];
 
 export interface TranscriptionGateway extends RunningGateway {
-  /** `bin/gateway credits usage` against the gateway's store, by request id */
-  usage(): Promise<Map<string, Record<string, unknown>>>;
-  credits(org: string): Promise<Record<string, unknown>>;
+  /**
+   * `bin/gateway credits usage` against the gateway's store, by request id, once the given requests
+   * are settled (settle runs as the request ends, just after the answer went out)
+   */
+  usage(settledIds?: Iterable<string>): Promise<Map<string, Record<string, unknown>>>;
+  /** waits until the request's usage record is written (its reservation settled or released) */
+  settled(requestId: string): Promise<StoredUsage>;
+  /** an organization's balance, read from the gateway's store file (in units) */
+  balance(org: string): Balance;
 }
 
 const run = promisify(execFile);
@@ -267,6 +275,7 @@ export async function startTranscriptionGateway(extra: Record<string, unknown> =
   const file = join(dir, 'config.json');
   writeFileSync(file, JSON.stringify(config));
   const gw = await startGateway(config);
+  let store: Store | null = null;
   const cli = async (...args: string[]): Promise<Record<string, unknown>[]> => {
     const { stdout } = await run(process.execPath, [join(ROOT, 'dist/bin/gateway.js'), 'credits', ...args, '--config', file], { cwd: dir });
     return stdout
@@ -274,14 +283,29 @@ export async function startTranscriptionGateway(extra: Record<string, unknown> =
       .filter((l) => l.trim() !== '')
       .map((l) => JSON.parse(l) as Record<string, unknown>);
   };
+  const open = (): Store => (store ??= new Store(config.store as string));
+  const settled = async (requestId: string): Promise<StoredUsage> => {
+    for (let i = 0; ; i++) {
+      const found = open().ledger.usageFor({ org: null, keyId: null, limit: 100 }).find((r) => r.requestId === requestId);
+      if (found) return found;
+      if (i === 200) throw new Error(`request ${requestId} was never settled`);
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  };
   return {
     ...gw,
-    async usage() {
+    async usage(settledIds: Iterable<string> = []) {
+      for (const id of settledIds) await settled(id);
       const rows = await cli('usage', '--limit', '100000');
       return new Map(rows.map((r) => [r.requestId as string, r]));
     },
-    async credits(org: string) {
-      return (await cli('show', '--org', org))[0]!;
+    balance(org: string) {
+      return open().ledger.balanceOf(org)!;
+    },
+    settled,
+    async stop(signal?: NodeJS.Signals) {
+      store?.close();
+      return gw.stop(signal);
     },
   };
 }

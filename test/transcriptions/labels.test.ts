@@ -41,7 +41,7 @@ t.test('labels are stored on the usage record by the precedence rules', async (t
     t.equal(res.status, 200, `${c.name}: ${res.text}`);
     ids.set(res.headers.get('x-request-id')!, c);
   }
-  const usage = await gw.usage();
+  const usage = await gw.usage(ids.keys());
   for (const [id, c] of ids) {
     const record = usage.get(id);
     t.ok(record, `${c.name}: a usage record`);
@@ -81,10 +81,10 @@ t.test('invalid labels and containers: 400 with the code and the field', async (
 });
 
 t.test('a refused request leaves no charge', async (t) => {
-  const before = await gw.credits('acme');
+  const before = gw.balance('acme');
   const res = await postForm(gw.url, { call_name: '' }, HELLO);
   t.equal(res.status, 400);
-  const after = await gw.credits('acme');
-  t.equal(after.spentUnits, before.spentUnits);
-  t.equal(after.reservedUnits, 0);
+  const after = gw.balance('acme');
+  t.equal(after.spent, before.spent);
+  t.equal(after.reserved, 0);
 });

@@ -73,6 +73,30 @@ t.test('fmt after data is still found when the data size is known', async (t) =>
   each(Buffer.concat([head, body]), (info) => t.equal(info?.seconds, 1));
 });
 
+t.test('other codecs: the fact chunk sample count, else the average byte rate', async (t) => {
+  // IMA ADPCM (0x11), 8 kHz mono, 4 bits per sample, 256-byte blocks of 505 samples
+  const fmt = Buffer.alloc(20);
+  fmt.writeUInt16LE(0x11, 0);
+  fmt.writeUInt16LE(1, 2);
+  fmt.writeUInt32LE(8000, 4);
+  fmt.writeUInt32LE(4055, 8);
+  fmt.writeUInt16LE(256, 12);
+  fmt.writeUInt16LE(4, 14);
+  fmt.writeUInt16LE(2, 16);
+  fmt.writeUInt16LE(505, 18);
+  const fact = Buffer.alloc(4);
+  fact.writeUInt32LE(16000, 0);
+  const build = (withFact: boolean): Buffer => {
+    const body = Buffer.concat([Buffer.from('WAVE'), chunk('fmt ', fmt), ...(withFact ? [chunk('fact', fact)] : []), chunk('data', Buffer.alloc(8110))]);
+    const head = Buffer.alloc(8);
+    head.write('RIFF');
+    head.writeUInt32LE(body.length, 4);
+    return Buffer.concat([head, body]);
+  };
+  each(build(true), (info) => t.equal(info?.seconds, 2, 'fact: 16,000 samples at 8 kHz'));
+  each(build(false), (info) => t.equal(info?.seconds, 2, 'byte rate: 8,110 bytes at 4,055 B/s'));
+});
+
 t.test('not a WAV: null, and the duration is estimated', async (t) => {
   each(Buffer.from('ID3\u0004 this is an mp3 pretending'), (info) => t.equal(info, null));
   each(Buffer.from('RIFF\u0000\u0000\u0000\u0000AVI LIST'), (info) => t.equal(info, null));

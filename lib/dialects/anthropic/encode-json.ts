@@ -7,7 +7,7 @@
 import type { CanonicalEvent, CanonicalEventType, JsonObject, JsonValue } from '../../chunks.js';
 import type { RequestContext } from '../../context.js';
 import type { Stage } from '../../stage.js';
-import { blockToWire, clientEnvelope, integrityError, isObject, parseObject, stopToWire, usageToWire } from './wire.js';
+import { messageId, blockToWire, clientEnvelope, integrityError, isObject, parseObject, stopToWire, usageToWire } from './wire.js';
 
 export interface AnthropicJsonOptions {
   /** the model value the client asked for; default `ctx.routed?.request.model` */
@@ -57,7 +57,7 @@ const APPLY: { [T in CanonicalEventType]: Apply<T> } = {
       if (isObject(native.usage)) m.envelope.usage = { ...native.usage };
       return;
     }
-    m.envelope = { id: ev.id, type: 'message', role: 'assistant', model: ev.model, content: [], stop_reason: null, stop_sequence: null, usage: usageToWire(ev.usage) };
+    m.envelope = { id: messageId(ev.id), type: 'message', role: 'assistant', model: ev.model, content: [], stop_reason: null, stop_sequence: null, usage: usageToWire(ev.usage) };
   },
   'block-start': (m, ev) => {
     const native = ev.native?.dialect === 'anthropic' ? ev.native.parsed.content_block : undefined;

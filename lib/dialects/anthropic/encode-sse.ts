@@ -14,6 +14,7 @@ import {
   envelopeUnchanged,
   hasPrivateKeys,
   isObject,
+  messageId,
   stopToWire,
   usageToWire,
   withoutKeys,
@@ -107,7 +108,7 @@ type Translate<T extends CanonicalEventType> = (enc: AnthropicSseEncoder, ev: Ex
 const TRANSLATE: { [T in CanonicalEventType]: Translate<T> } = {
   'message-start': (enc, ev) => {
     const message = {
-      id: ev.id,
+      id: messageId(ev.id),
       type: 'message',
       role: 'assistant',
       model: enc.clientModel ?? ev.model,

@@ -221,3 +221,8 @@ export function syntheticFrame(event: string, parsed: JsonObject): NativeFrame {
     },
   };
 }
+
+/** Message ids are `msg_…`; an id translated from another dialect (`chatcmpl-…`, `resp_…`) gets the prefix. */
+export function messageId(id: string): string {
+  return id.startsWith('msg_') ? id : `msg_${id}`;
+}

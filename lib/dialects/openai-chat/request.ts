@@ -49,7 +49,8 @@ export function chatNative(routed: RoutedRequest, deployment: Deployment): Upstr
   for (const key in body) if (body[key] === null) delete body[key]; // null is "not given"
   if (routed.maxTokens !== null) body.max_completion_tokens = routed.maxTokens;
 
-  const effort = chatReasoning(src).effort;
+  // a model that does not reason rejects the parameter, even `none`
+  const effort = routed.modelReasoning ? chatReasoning(src).effort : undefined;
   if (effort !== undefined) body.reasoning_effort = effort;
 
   if (req.stream) {

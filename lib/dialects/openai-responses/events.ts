@@ -8,20 +8,21 @@
 //   `function_call_arguments.delta`s → tool-input-delta; `message` → a text block opened at its
 //   first content part (or first text delta), `output_text.delta` and `refusal.delta` → text-delta;
 //   `reasoning` WITH `encrypted_content` → thinking block, `reasoning_summary_text.delta` →
-//   thinking-delta, each later summary part preceded by a "\n\n" delta; at its
-//   `output_item.done` the item's (final) `encrypted_content` becomes one signature-delta
+//   thinking-delta, each later summary part preceded by a "\n\n" delta. At the item's
+//   `output_item.done` its (final) `encrypted_content` becomes one signature-delta
 //   (reasoning-state.ts) before block-stop; should the done item (or, for an item cut short, the
-//   terminal Response) have none, the signature carries no encrypted part and the next turn
-//   drops the item. Any other item (a reasoning item without
-//   `encrypted_content`, hosted tool calls) is emitted whole at its `output_item.done`
-//   (items.ts: thinking if the done item is signed after all, else an opaque block).
+//   terminal Response) have none, the signature carries an empty encrypted part and the next turn
+//   does not send the item back.
+// - Any other item (a reasoning item without `encrypted_content`, hosted tool calls) is emitted
+//   whole at its `output_item.done` (items.ts: an opaque block, or thinking if the done item is
+//   signed after all).
 // - `response.completed` / `response.incomplete` → close what is open, message-delta (stop
 //   reason, usage of the Response), message-stop.
 // - `error` and `response.failed` → one `error` event (the first; whatever follows is ignored).
 // - Every other event (`response.in_progress`, `*.done`, `content_part.done`, annotations,
 //   hosted-tool progress, `reasoning_text.*`, keep-alives, future events) is ignored: what they say
 //   is in the items' `done` events. Each emitted event keeps its native frame.
-import type { CanonicalBlock, CanonicalEvent, JsonObject, NativeFrame } from '../../chunks.js';
+import { emptyUsage, type CanonicalBlock, type CanonicalEvent, type JsonObject, type NativeFrame } from '../../chunks.js';
 import type { UpstreamDecoder } from '../decoders.js';
 import { completeItemEvents, encryptedOf, type Tally } from './items.js';
 import { decodeResponsesBody } from './message.js';
@@ -53,7 +54,6 @@ interface State {
 
 type Handler = (s: State, d: JsonObject, native: NativeFrame, out: CanonicalEvent[]) => void;
 
-const ZERO = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0, webSearches: 0 } as const;
 const TEXT_PARTS: ReadonlySet<string> = new Set(['output_text', 'refusal']);
 
 function open(s: State, slot: Slot, block: CanonicalBlock, native: NativeFrame, out: CanonicalEvent[]): void {
@@ -78,7 +78,7 @@ const start: Handler = (s, d, native, out) => {
   const response = requireObject(d, 'response', d.type as string);
   const id = requireString(response, 'id', where);
   const model = optionalString(response, 'model', where) ?? '';
-  out.push({ type: 'message-start', id, model, usage: { ...ZERO }, native });
+  out.push({ type: 'message-start', id, model, usage: emptyUsage(), native });
   s.started = true;
 };
 

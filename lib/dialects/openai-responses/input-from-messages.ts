@@ -23,14 +23,9 @@ import {
   asArray, asString, isObject, toDataUri, TOOL_ERROR_PREFIX, TOOL_TEXT_SEPARATOR, toolImagesNote,
 } from '../translate/tables.js';
 import { reasoningInputItem } from './reasoning-state.js';
-
-/** Joins the text blocks of a system prompt into `instructions`. */
-export const INSTRUCTIONS_SEPARATOR = '\n\n';
-
-export interface ResponsesInput {
-  instructions: string | undefined;
-  input: JsonObject[];
-}
+import {
+  assistantMessage, functionCall, inputImage, inputText, INSTRUCTIONS_SEPARATOR, outputText, type ResponsesInput,
+} from './request-common.js';
 
 export function messagesInput(body: JsonObject): ResponsesInput {
   const input: JsonObject[] = [];
@@ -47,14 +42,6 @@ function systemText(v: JsonValue | undefined): string | undefined {
   if (typeof v === 'string') return v === '' ? undefined : v;
   const texts = asArray(v).filter(isObject).map((b) => asString(b.text) ?? '');
   return texts.length > 0 ? texts.join(INSTRUCTIONS_SEPARATOR) : undefined;
-}
-
-export function inputText(text: string): JsonObject {
-  return { type: 'input_text', text };
-}
-
-export function inputImage(url: string, detail = 'auto'): JsonObject {
-  return { type: 'input_image', image_url: url, detail };
 }
 
 /** A string stays a string; text blocks become input_text parts. */
@@ -113,18 +100,6 @@ function toolOutput(block: JsonObject, moved: JsonObject[]): JsonObject {
   }
   if (block.is_error === true) text = TOOL_ERROR_PREFIX + text;
   return { type: 'function_call_output', call_id: id, output: text };
-}
-
-export function assistantMessage(parts: JsonObject[]): JsonObject {
-  return { type: 'message', role: 'assistant', content: parts };
-}
-
-export function outputText(text: string): JsonObject {
-  return { type: 'output_text', text };
-}
-
-export function functionCall(callId: string, name: string, args: string): JsonObject {
-  return { type: 'function_call', call_id: callId, name, arguments: args };
 }
 
 function assistantItems(content: JsonValue | undefined, out: JsonObject[]): void {

@@ -3,7 +3,7 @@
 // carries the COMPLETE block), message-delta (stop reason + usage), message-stop. A Response whose
 // `status` is `failed` (or that carries an `error` object) gives one `error` event. Every event
 // carries the whole body as its native frame (event name "response").
-import type { CanonicalEvent } from '../../chunks.js';
+import { emptyUsage, type CanonicalEvent } from '../../chunks.js';
 import { completeItemEvents, type Tally } from './items.js';
 import {
   errorFromResponses, integrityError, isObject, optionalString, parseObject, requireString, responsesFrame, stopFromResponse, usageFromResponse,
@@ -23,7 +23,7 @@ export function decodeResponsesBody(body: string): CanonicalEvent[] {
   if (!Array.isArray(output)) throw integrityError('response.output must be an array');
 
   const events: CanonicalEvent[] = [
-    { type: 'message-start', id, model, usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0, webSearches: 0 }, native },
+    { type: 'message-start', id, model, usage: emptyUsage(), native },
   ];
   const tally: Tally = { toolCalls: false, webSearches: 0 };
   let index = 0;

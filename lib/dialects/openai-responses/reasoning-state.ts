@@ -115,7 +115,7 @@ export function reasoningInputItem(thinking: string, signature: string): JsonObj
  * the conversation to Anthropic); a turn left empty is dropped. The same array is returned when
  * there is nothing to drop.
  */
-export function withoutResponsesThinking(messages: JsonValue | undefined): JsonValue | undefined {
+export function withoutResponsesThinking(messages: JsonValue): JsonValue {
   if (!Array.isArray(messages)) return messages;
   const foreign = (b: JsonValue): boolean =>
     typeof b === 'object' && b !== null && !Array.isArray(b) && b.type === 'thinking' && isResponsesSignature(b.signature);

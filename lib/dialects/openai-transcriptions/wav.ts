@@ -5,7 +5,8 @@
 //
 // seconds = data bytes / (sample rate × channels × bytes per sample) for PCM, IEEE float, A-law and
 // µ-law (also inside WAVE_FORMAT_EXTENSIBLE), where bytes per sample = ceil(bits per sample / 8);
-// other codecs (ADPCM, ...) use the header's average byte rate. The data size is the declared one,
+// other codecs (ADPCM, ...) use the `fact` chunk's sample count when there is one, else the header's
+// average byte rate. The data size is the declared one,
 // capped at the bytes actually uploaded; a streamed WAV that declares 0 or 0xFFFFFFFF uses the bytes
 // actually uploaded.
 
@@ -31,7 +32,7 @@ const SAMPLE_CODECS = new Set([1, 3, 6, 7]);
 const MAX_FMT_BYTES = 1024;
 const UNKNOWN_SIZE = 0xffffffff;
 
-type State = 'riff' | 'header' | 'fmt' | 'skip' | 'done';
+type State = 'riff' | 'header' | 'fmt' | 'fact' | 'skip' | 'done';
 
 export function parseFmt(b: Buffer): WavFormat | null {
   if (b.length < 16) return null;
@@ -51,12 +52,16 @@ export function parseFmt(b: Buffer): WavFormat | null {
   };
 }
 
-/** Duration of `dataBytes` of audio in `format`, or null when the header cannot give one. */
-export function wavSeconds(format: WavFormat, dataBytes: number): number | null {
+/**
+ * Duration of `dataBytes` of audio in `format` (`factFrames`: the `fact` chunk's sample count per
+ * channel, if any), or null when the header cannot give one.
+ */
+export function wavSeconds(format: WavFormat, dataBytes: number, factFrames: number | null = null): number | null {
   if (format.channels === 0 || format.sampleRate === 0) return null;
   if (SAMPLE_CODECS.has(format.formatTag) && format.bitsPerSample > 0) {
     return dataBytes / (format.sampleRate * format.channels * Math.ceil(format.bitsPerSample / 8));
   }
+  if (factFrames !== null && factFrames > 0) return factFrames / format.sampleRate;
   return format.byteRate > 0 ? dataBytes / format.byteRate : null;
 }
 
@@ -74,6 +79,9 @@ export class WavScanner {
   private format: WavFormat | null = null;
   private dataOffset = -1;
   private dataDeclared = 0;
+  private factFrames: number | null = null;
+  /** bytes of the fact chunk after the 4 read, plus its pad byte */
+  private factRest = 0;
   private valid = true;
 
   feed(chunk: Buffer): void {
@@ -102,7 +110,7 @@ export class WavScanner {
     const actual = Math.max(0, totalBytes - this.dataOffset);
     const declared = this.dataDeclared;
     const dataBytes = declared === 0 || declared === UNKNOWN_SIZE ? actual : Math.min(declared, actual);
-    const seconds = wavSeconds(this.format, dataBytes);
+    const seconds = wavSeconds(this.format, dataBytes, this.factFrames);
     return seconds === null ? null : { ...this.format, dataBytes, seconds };
   }
 
@@ -136,6 +144,10 @@ export class WavScanner {
       case 'header':
         this.chunkHeader(b.toString('latin1', 0, 4), b.readUInt32LE(4));
         return;
+      case 'fact':
+        this.factFrames = b.readUInt32LE(0);
+        this.skip(this.factRest);
+        return;
       case 'fmt':
         this.format = parseFmt(b);
         if (this.format === null) this.stop(false);
@@ -164,6 +176,11 @@ export class WavScanner {
       // `fmt ` normally comes first; if not, look for it after the samples (when their size is known)
       if (this.format !== null || size === 0 || size === UNKNOWN_SIZE) this.stop(true);
       else this.skip(size + (size & 1));
+      return;
+    }
+    if (id === 'fact' && size >= 4) {
+      this.factRest = size - 4 + (size & 1);
+      this.expect('fact', 4);
       return;
     }
     this.skip(size + (size & 1));

@@ -57,7 +57,7 @@ export function chatToAnthropic(routed: RoutedRequest, deployment: Deployment): 
     if (choice !== undefined) out.tool_choice = choice;
   }
   const forced = choice?.type === 'any' || choice?.type === 'tool';
-  const { thinking, effort } = thinkingFor(body, routed, maxTokens, forced);
+  const { thinking, effort } = routed.modelReasoning ? thinkingFor(body, routed, maxTokens, forced) : { thinking: undefined, effort: undefined };
   if (thinking !== undefined) out.thinking = thinking;
   const config: JsonObject = {};
   if (effort !== undefined) config.effort = effort;

@@ -49,7 +49,7 @@ export function anthropicToChat(routed: RoutedRequest, deployment: Deployment): 
   const stop = asArray(body.stop_sequences).filter((s): s is string => typeof s === 'string');
   if (stop.length > 0) out.stop = stop;
 
-  const effort = chatEffort(body, routed.thinkingBudget);
+  const effort = routed.modelReasoning ? chatEffort(body, routed.thinkingBudget) : undefined;
   if (effort !== undefined) out.reasoning_effort = effort;
   const format = responseFormat(body.output_config);
   if (format !== undefined) out.response_format = format;

@@ -63,6 +63,7 @@ export function chatContext(opts: CtxOptions = {}): RequestContext {
     routingLatencyMs: opts.routed ? 0.25 : null,
     maxTokens: request.maxTokens,
     modelMaxOutputTokens: 128000,
+    modelReasoning: true,
     maxTokensCappedTo: null,
     thinkingBudget: request.thinkingBudget ?? null,
   };

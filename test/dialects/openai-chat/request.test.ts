@@ -17,6 +17,7 @@ function routedFor(body: JsonObject, capTo: number | null = null): RoutedRequest
     routingLatencyMs: null,
     maxTokens,
     modelMaxOutputTokens: 128000,
+    modelReasoning: true,
     maxTokensCappedTo: capTo,
     thinkingBudget: request.thinkingBudget ?? null,
   };

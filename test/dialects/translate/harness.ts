@@ -50,6 +50,7 @@ export function routedFor(source: DialectName, body: JsonObject, opts: RouteOpti
     routingLatencyMs: null,
     maxTokens,
     modelMaxOutputTokens: opts.modelMaxOutputTokens ?? 64000,
+    modelReasoning: true,
     maxTokensCappedTo: null,
     thinkingBudget: opts.thinkingBudget ?? null,
   };

@@ -1,0 +1,29 @@
+// The gateway configuration of a benchmark run: both providers point at the bench upstream, one
+// key of an organisation with plenty of credits, a file-backed SQLite store, full validation.
+import { CLAUDE, GPT, BENCH_KEY, slowClaude } from './bodies.js';
+
+/** the slow-stream models the memory scenario may use (full and quick) */
+export const SLOW_MODELS = [slowClaude(20, 250), slowClaude(10, 100)];
+
+export function benchConfig(o: { upstreamUrl: string; storeFile: string; logLevel: string }): Record<string, unknown> {
+  const pricing = { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 };
+  const model = (id: string, provider: string, api: 'messages' | 'chat'): Record<string, unknown> => ({
+    id,
+    deployments: [{ provider, model: id, api }],
+    pricing,
+    input: ['text', 'image'],
+    contextWindow: 200_000,
+    maxOutputTokens: 8192,
+  });
+  return {
+    store: `sqlite:${o.storeFile}`,
+    logLevel: o.logLevel,
+    providers: [
+      { id: 'bench-anthropic', protocol: 'anthropic', baseUrl: o.upstreamUrl, apiKey: 'bench-upstream-key', timeoutMs: 60_000, idleTimeoutMs: 60_000 },
+      { id: 'bench-openai', protocol: 'openai', baseUrl: `${o.upstreamUrl}/v1`, apiKey: 'bench-upstream-key', timeoutMs: 60_000, idleTimeoutMs: 60_000 },
+    ],
+    models: [model(CLAUDE, 'bench-anthropic', 'messages'), model(GPT, 'bench-openai', 'chat'), ...SLOW_MODELS.map((m) => model(m, 'bench-anthropic', 'messages'))],
+    orgs: [{ id: 'bench', credits: 10_000_000 }],
+    keys: [{ id: 'bench', key: BENCH_KEY, org: 'bench' }],
+  };
+}

@@ -1,0 +1,357 @@
+// The benchmark runner: `npm run bench` (about 6 minutes) or `npm run bench:quick` (about a minute).
+// Starts the bench upstream, the bare proxy and the gateway (full validation, auth, billing on a
+// file-backed SQLite store), pins the systems under test to CPU 0 and the upstream and the load
+// generator (this process) to CPU 1, runs every scenario against the bare proxy and the gateway in
+// the same run, and prints one table. Targets are reported, never asserted: the exit code is
+// non-zero only when the harness itself breaks.
+//
+//   node dist/bench/run.js [--quick] [--only a,b] [--skip a,b] [--seconds N] [--no-info]
+//                          [--profile] [--out DIR] [--list]
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import Database from 'better-sqlite3';
+import { benchConfig } from './gateway-config.js';
+import { BENCH_KEY } from './bodies.js';
+import { answerProblem, measureTtft, probe, runLoad, type LoadResult } from './load.js';
+import { cpuSeconds, hasTaskset, peakRss, pinSelf, resetPeak, rssSampler, startProc, type Proc } from './procs.js';
+import { noiseMeter, quietCheck, type NoiseSample } from './quiet.js';
+import { checkTargets, formatTargets, markdownTable } from './table.js';
+import { formatSummary, summariseFile } from './profile-summary.js';
+import type { BenchEnv, HttpScenario, Row, Scenario, Target } from './scenario.js';
+import { scenario as messagesJson } from './messages-json.js';
+import { scenario as messagesStream } from './messages-stream.js';
+import { scenario as chatToAnthropicJson } from './chat-to-anthropic-json.js';
+import { scenario as chatToAnthropicStream } from './chat-to-anthropic-stream.js';
+import { scenario as chatToOpenaiStream } from './chat-to-openai-stream.js';
+import { scenario as messagesToChatStream } from './messages-to-chat-stream.js';
+import { scenario as largeBody } from './large-body.js';
+import { scenario as slowStreams } from './slow-streams.js';
+import { scenario as storeLedger } from './store-ledger.js';
+
+const here = (p: string): string => fileURLToPath(new URL(p, import.meta.url));
+const ROOT = here('../../');
+const GATEWAY_BIN = join(ROOT, 'dist/bin/gateway.js');
+
+/** Scenarios whose files other work adds later: loaded when their compiled file exists. */
+const OPTIONAL_SCENARIOS = ['./transcription-upload.js'];
+
+async function loadScenarios(): Promise<Scenario[]> {
+  const list: Scenario[] = [messagesJson, messagesStream, chatToAnthropicJson, chatToAnthropicStream, chatToOpenaiStream, messagesToChatStream, largeBody, slowStreams, storeLedger];
+  for (const rel of OPTIONAL_SCENARIOS) {
+    if (!existsSync(here(rel))) continue;
+    const mod = (await import(rel)) as { scenario?: Scenario };
+    if (mod.scenario && (mod.scenario.kind === 'http' || mod.scenario.kind === 'custom')) list.push(mod.scenario);
+    else process.stderr.write(`note: ${rel} exports no \`scenario\` (see bench/README.md); not run\n`);
+  }
+  return list;
+}
+
+interface Timing {
+  warm: number;
+  seconds: number;
+  paced: number;
+  pace: number;
+  ttftN: number;
+  ttftMaxMs: number;
+}
+
+const { values: args } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    only: { type: 'string' },
+    skip: { type: 'string' },
+    seconds: { type: 'string' },
+    'no-info': { type: 'boolean', default: false },
+    profile: { type: 'boolean', default: false },
+    out: { type: 'string' },
+    list: { type: 'boolean', default: false },
+    connections: { type: 'string' },
+  },
+});
+
+const quick = args.quick === true;
+const timing: Timing = quick
+  ? { warm: 0.5, seconds: 1.5, paced: 1, pace: 1000, ttftN: 40, ttftMaxMs: 1500 }
+  : { warm: 2, seconds: 10, paced: 5, pace: 1000, ttftN: 300, ttftMaxMs: 8000 };
+if (args.seconds) timing.seconds = Math.max(0.5, Number(args.seconds));
+const CONNECTIONS = Number(args.connections ?? 16);
+
+const log = (line: string): void => {
+  process.stderr.write(`${line}\n`);
+};
+
+const procs: Proc[] = [];
+async function stopAll(): Promise<void> {
+  await Promise.all(procs.splice(0).map((p) => p.stop().catch(() => undefined)));
+}
+process.once('SIGINT', () => {
+  stopAll().finally(() => process.exit(130));
+});
+
+function noiseText(n: NoiseSample): string {
+  return [...n.foreign].map(([, v]) => v.toFixed(0)).join('/');
+}
+
+async function startGateway(dir: string, upstreamUrl: string, o: { logLevel: string; name: string; cpu: number | null; profileDir?: string }): Promise<Proc> {
+  const configFile = join(dir, `${o.name}.config.json`);
+  writeFileSync(configFile, JSON.stringify(benchConfig({ upstreamUrl, storeFile: join(dir, `${o.name}.db`), logLevel: o.logLevel }), null, 2));
+  const nodeArgs = o.profileDir ? ['--cpu-prof', '--cpu-prof-dir', o.profileDir] : [];
+  const p = await startProc({ name: o.name, script: GATEWAY_BIN, args: ['--config', configFile, '--port', '0'], nodeArgs, cpu: o.cpu, logFile: join(dir, `${o.name}.log`), cwd: dir });
+  procs.push(p);
+  return p;
+}
+
+interface Measured {
+  load: LoadResult;
+  cpu: number;
+  peak: number;
+  noise: NoiseSample;
+}
+
+/** The closed-loop throughput phase, with the target's CPU time, peak RSS and the machine's other load. */
+async function measureLoad(env: BenchEnv, t: Target, spec: ReturnType<HttpScenario['request']>, seconds: number): Promise<Measured> {
+  const hwm = resetPeak(t.pid);
+  const sampler = rssSampler(t.pid, 200);
+  const cpu0 = cpuSeconds(t.pid);
+  const meter = noiseMeter(env.ours());
+  const load = await runLoad(t.url, spec, { connections: env.connections, seconds });
+  const noise = meter.end();
+  const cpu = cpuSeconds(t.pid) - cpu0;
+  const sampled = sampler.stop();
+  return { load, cpu, peak: hwm ? Math.max(peakRss(t.pid), sampled) : sampled, noise };
+}
+
+async function runHttp(env: BenchEnv, sc: HttpScenario, targets: Target[]): Promise<Row[]> {
+  const spec = sc.request(env);
+  const rows: Row[] = [];
+  const byTarget = new Map<string, { row: Row; sat: LoadResult; paced?: LoadResult }>();
+  for (const t of targets) {
+    const p = await probe(t.url, spec).catch((err: unknown) => ({ status: 0, body: String(err), ms: 0 }));
+    const problem = answerProblem(p, sc.stream);
+    if (problem) {
+      log(`  ${sc.name} → ${t.name}: SKIPPED, the probe request failed: ${problem}`);
+      rows.push({ scenario: sc.name, target: t.name, notes: [], skipped: `requests fail: ${problem}` });
+      continue;
+    }
+    log(`  ${sc.name} → ${t.name}: warm-up ${timing.warm}s, load ${timing.seconds}s at ${env.connections} connections, paced ${timing.paced}s at ${timing.pace}/s${sc.stream ? `, TTFT ×${timing.ttftN}` : ''}`);
+    await runLoad(t.url, spec, { connections: env.connections, seconds: timing.warm });
+    const m = await measureLoad(env, t, spec, timing.seconds);
+    const paced = await runLoad(t.url, spec, { connections: env.connections, seconds: timing.paced, rate: timing.pace });
+    const ttft = sc.stream ? await measureTtft(t.url, spec, timing.ttftN, timing.ttftMaxMs) : undefined;
+    const notes: string[] = [];
+    const failed = m.load.failed + paced.failed + (ttft?.failed ?? 0);
+    if (failed > 0) notes.push(`${failed} failed responses ${JSON.stringify({ ...m.load.statuses, ...paced.statuses })}`);
+    const row: Row = {
+      scenario: sc.name,
+      target: t.name,
+      rps: m.load.rps,
+      p50: m.load.p50,
+      p99: m.load.p99,
+      pacedP50: paced.p50,
+      pacedP99: paced.p99,
+      cpuUsPerReq: (m.cpu * 1e6) / Math.max(1, m.load.ok),
+      cpuPct: (100 * m.cpu) / m.load.seconds,
+      peakRssMB: m.peak / 1048576,
+      noise: noiseText(m.noise),
+      notes,
+      extra: { load: m.load, paced, ttft, cpuSeconds: m.cpu, busy: Object.fromEntries(m.noise.busy), foreign: Object.fromEntries(m.noise.foreign) },
+    };
+    if (ttft) {
+      row.ttft = ttft.firstToken.p50;
+      row.ttftP99 = ttft.firstToken.p99;
+    }
+    rows.push(row);
+    byTarget.set(t.name, { row, sat: m.load, paced });
+  }
+  const bare = byTarget.get('bare');
+  const gw = [...byTarget.values()].filter((v) => v.row.target !== 'bare');
+  if (bare) {
+    for (const g of gw) {
+      g.row.ratio = g.row.rps! / bare.row.rps!;
+      g.row.addP50 = g.row.pacedP50! - bare.row.pacedP50!;
+      g.row.addP99 = g.row.pacedP99! - bare.row.pacedP99!;
+      g.row.satAddP50 = g.row.p50! - bare.row.p50!;
+      g.row.satAddP99 = g.row.p99! - bare.row.p99!;
+      if (g.row.ttft !== undefined && bare.row.ttft !== undefined) g.row.addTtft = g.row.ttft - bare.row.ttft;
+      g.row.notes.unshift(`saturated p50/p99 +${g.row.satAddP50.toFixed(2)}/+${g.row.satAddP99.toFixed(2)} ms`);
+    }
+  }
+  return rows;
+}
+
+function billingCheck(dbFile: string): string {
+  try {
+    const db = new Database(dbFile, { readonly: true, fileMustExist: true });
+    const usage = (db.prepare('SELECT COUNT(*) AS n FROM usage').get() as { n: number }).n;
+    const open = (db.prepare('SELECT COUNT(*) AS n FROM reservations').get() as { n: number }).n;
+    db.close();
+    return `billing: ${usage.toLocaleString('en-US')} usage records written by the gateway (one per billed request), ${open} reservations left open after shutdown`;
+  } catch (err) {
+    return `billing: could not read the store (${(err as Error).message})`;
+  }
+}
+
+async function profileRun(dir: string, upstream: Proc, env: BenchEnv, scenarios: HttpScenario[], outDir: string): Promise<void> {
+  const profDir = join(outDir, 'profiles');
+  mkdirSync(profDir, { recursive: true });
+  for (const sc of scenarios) {
+    const before = new Set(readdirSync(profDir));
+    const gw = await startGateway(dir, upstream.url, { logLevel: 'warn', name: `profile-${sc.name}`, cpu: env.gateway.cpu, profileDir: profDir });
+    const t: Target = { name: 'gateway', url: gw.url, pid: gw.pid, cpu: env.gateway.cpu };
+    const spec = sc.request(env);
+    const problem = answerProblem(await probe(t.url, spec), sc.stream);
+    if (problem) log(`profile ${sc.name}: requests fail (${problem}); profiling anyway`);
+    await runLoad(t.url, spec, { connections: env.connections, seconds: timing.warm });
+    const load = await runLoad(t.url, spec, { connections: env.connections, seconds: timing.seconds });
+    await gw.stop();
+    procs.splice(procs.indexOf(gw), 1);
+    const file = readdirSync(profDir).find((f) => !before.has(f) && f.endsWith('.cpuprofile'));
+    if (!file) {
+      log(`profile ${sc.name}: no .cpuprofile written`);
+      continue;
+    }
+    const target = join(profDir, `${sc.name}.cpuprofile`);
+    rmSync(target, { force: true });
+    const { renameSync } = await import('node:fs');
+    renameSync(join(profDir, file), target);
+    const text = formatSummary(summariseFile(target, 30), `${sc.name}: ${Math.round(load.rps)} req/s under --cpu-prof (${load.ok} requests)`);
+    writeFileSync(join(profDir, `${sc.name}.txt`), `${text}\n`);
+    process.stdout.write(`${text}\n\n`);
+  }
+  log(`profiles and summaries in ${profDir}`);
+}
+
+async function main(): Promise<number> {
+  const all = await loadScenarios();
+  if (args.list) {
+    for (const s of all) process.stdout.write(`${s.name.padEnd(26)} ${s.title}\n`);
+    return 0;
+  }
+  const only = args.only ? new Set(args.only.split(',')) : null;
+  const skip = new Set((args.skip ?? '').split(',').filter(Boolean));
+  let scenarios = all.filter((s) => (only ? only.has(s.name) : true) && !skip.has(s.name));
+  if (args.profile && !only) scenarios = all.filter((s) => s.kind === 'http' && (s.main || s.name === 'chat-to-anthropic-stream' || s.name === 'messages-to-chat-stream'));
+  if (scenarios.length === 0) throw new Error(`no scenario selected; known: ${all.map((s) => s.name).join(', ')}`);
+  if (!existsSync(GATEWAY_BIN)) throw new Error(`${GATEWAY_BIN} is missing: run npm run build first`);
+
+  const started = Date.now();
+  const pinned = cpus().length >= 2 && hasTaskset() && pinSelf(1);
+  const sutCpu = pinned ? 0 : null;
+  const loadCpu = pinned ? 1 : null;
+  const header: string[] = [`gateway benchmark (${quick ? 'quick' : 'full'}), node ${process.version}, ${new Date().toISOString()}`];
+  header.push(pinned ? 'pinning: bare proxy and gateway on CPU 0; upstream and load generator (autocannon, undici) on CPU 1' : 'WARNING: no CPU pinning (needs taskset and 2 CPUs): figures are not comparable with the README');
+  const quiet = await quietCheck(quick ? 500 : 1500);
+  header.push(...quiet.lines);
+  for (const l of header) log(l);
+
+  const dir = mkdtempSync(join(tmpdir(), 'gateway-bench-'));
+  const outDir = args.out ?? join(ROOT, 'bench/results');
+  mkdirSync(outDir, { recursive: true });
+  const upstream = await startProc({ name: 'upstream', script: here('./upstream.js'), cpu: loadCpu, logFile: join(dir, 'upstream.log') });
+  procs.push(upstream);
+  const bareProc = await startProc({ name: 'bare-proxy', script: here('./bare-proxy.js'), args: ['--upstream', upstream.url], cpu: sutCpu, logFile: join(dir, 'bare.log') });
+  procs.push(bareProc);
+  let gwProc = await startGateway(dir, upstream.url, { logLevel: 'warn', name: 'gateway', cpu: sutCpu });
+  const bare: Target = { name: 'bare', url: bareProc.url, pid: bareProc.pid, cpu: sutCpu };
+  const gateway: Target = { name: 'gateway', url: gwProc.url, pid: gwProc.pid, cpu: sutCpu };
+  const env: BenchEnv = {
+    quick,
+    connections: CONNECTIONS,
+    seconds: timing.seconds,
+    bare,
+    gateway,
+    upstream,
+    key: BENCH_KEY,
+    dir,
+    ours: () => [
+      { pid: bare.pid, cpu: sutCpu },
+      { pid: gateway.pid, cpu: sutCpu },
+      { pid: upstream.pid, cpu: loadCpu },
+      { pid: process.pid, cpu: loadCpu },
+    ],
+    log,
+  };
+
+  if (args.profile) {
+    await profileRun(dir, upstream, env, scenarios.filter((s): s is HttpScenario => s.kind === 'http'), outDir);
+    await stopAll();
+    rmSync(dir, { recursive: true, force: true });
+    return 0;
+  }
+
+  const rows: Row[] = [];
+  let harnessErrors = 0;
+  for (const sc of scenarios) {
+    if (!gwProc.alive()) {
+      log(`the gateway died; restarting it (log: ${gwProc.logFile})`);
+      gwProc = await startGateway(dir, upstream.url, { logLevel: 'warn', name: `gateway-${Date.now()}`, cpu: sutCpu });
+      gateway.url = gwProc.url;
+      gateway.pid = gwProc.pid;
+    }
+    log(`[${((Date.now() - started) / 1000).toFixed(0)}s] ${sc.name}: ${sc.title}`);
+    try {
+      rows.push(...(sc.kind === 'http' ? await runHttp(env, sc, [bare, gateway]) : await sc.run(env)));
+    } catch (err) {
+      harnessErrors++;
+      log(`  ${sc.name}: ERROR ${(err as Error).stack ?? String(err)}`);
+      rows.push({ scenario: sc.name, target: '—', notes: [], skipped: `harness error: ${(err as Error).message}` });
+    }
+  }
+
+  // the same main scenarios with one summary log line per request (logLevel info)
+  const mains = scenarios.filter((s): s is HttpScenario => s.kind === 'http' && s.main === true);
+  if (!args['no-info'] && mains.length > 0) {
+    const info = await startGateway(dir, upstream.url, { logLevel: 'info', name: 'gateway-info', cpu: sutCpu });
+    const infoTarget: Target = { name: 'gateway', url: info.url, pid: info.pid, cpu: sutCpu };
+    for (const sc of mains) {
+      log(`[${((Date.now() - started) / 1000).toFixed(0)}s] ${sc.name} with logLevel info`);
+      const bareRow = rows.find((r) => r.scenario === sc.name && r.target === 'bare' && !r.skipped);
+      const [row] = await runHttp({ ...env, gateway: infoTarget }, sc, [infoTarget]);
+      if (!row) continue;
+      row.target = 'gateway, log info';
+      if (bareRow && !row.skipped) {
+        row.ratio = row.rps! / bareRow.rps!;
+        row.addP50 = row.pacedP50! - bareRow.pacedP50!;
+        row.addP99 = row.pacedP99! - bareRow.pacedP99!;
+        row.satAddP50 = row.p50! - bareRow.p50!;
+        row.satAddP99 = row.p99! - bareRow.p99!;
+        if (row.ttft !== undefined && bareRow.ttft !== undefined) row.addTtft = row.ttft - bareRow.ttft;
+      }
+      const at = rows.findIndex((r) => r.scenario === sc.name && r.target === 'gateway');
+      rows.splice(at >= 0 ? at + 1 : rows.length, 0, row);
+    }
+  }
+
+  await stopAll();
+  const billing = billingCheck(join(dir, 'gateway.db'));
+  const minutes = (Date.now() - started) / 60000;
+  const table = markdownTable(rows);
+  const targets = formatTargets(checkTargets(rows));
+  const footer = [
+    billing,
+    `connections ${CONNECTIONS}; load ${timing.seconds}s per target after ${timing.warm}s warm-up; "added" = gateway − bare in a paced run (${timing.pace} req/s, ${CONNECTIONS} connections); TTFT = first text delta at concurrency 1 (${timing.ttftN} requests); noise = other load on CPU0/CPU1 during the load (%)`,
+    `run took ${minutes.toFixed(1)} min`,
+  ];
+  const report = [...header, '', table, '', ...footer, '', 'Targets (reported, never asserted):', targets].join('\n');
+  process.stdout.write(`\n${report}\n`);
+  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+  const base = join(outDir, `${quick ? 'quick' : 'full'}-${stamp}`);
+  writeFileSync(`${base}.md`, `${report}\n`);
+  writeFileSync(`${base}.json`, JSON.stringify({ quick, timing, connections: CONNECTIONS, header, rows, billing }, null, 2));
+  log(`\nresults: ${base}.md and .json`);
+  rmSync(dir, { recursive: true, force: true });
+  if (harnessErrors > 0) log(`${harnessErrors} scenario(s) broke the harness (see ERROR above)`);
+  return harnessErrors > 0 ? 1 : 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  async (err: unknown) => {
+    process.stderr.write(`bench: harness failure: ${(err as Error)?.stack ?? String(err)}\n`);
+    await stopAll();
+    process.exit(1);
+  },
+);

@@ -1,0 +1,85 @@
+// What a scenario is, and what the runner hands it. A scenario file exports `scenario`: either an
+// HTTP request that the runner loads against the bare proxy and the gateway the same way, or a
+// `run(env)` of its own (memory, store, uploads) that returns table rows.
+import type { Proc } from './procs.js';
+
+export interface HttpRequestSpec {
+  path: string;
+  headers: Record<string, string>;
+  body: string | Buffer;
+}
+
+/** A system under test: the bare proxy or the gateway, pinned to `cpu`. */
+export interface Target {
+  name: 'bare' | 'gateway';
+  url: string;
+  pid: number;
+  cpu: number | null;
+}
+
+export interface BenchEnv {
+  quick: boolean;
+  /** closed-loop connections of the throughput runs (16) */
+  connections: number;
+  /** seconds of one measured load phase */
+  seconds: number;
+  bare: Target;
+  gateway: Target;
+  upstream: Proc;
+  /** the gateway key (full scopes, an org with plenty of credits) */
+  key: string;
+  /** scratch directory of this run (config, store, logs) */
+  dir: string;
+  /** processes whose CPU counts as ours in the noise measurement, with their CPU */
+  ours(): { pid: number; cpu: number | null }[];
+  log(line: string): void;
+}
+
+export interface Row {
+  scenario: string;
+  target: string;
+  rps?: number;
+  p50?: number;
+  p99?: number;
+  /** paced run (fixed rate): absolute for the bare proxy, gateway minus bare for the gateway */
+  pacedP50?: number;
+  pacedP99?: number;
+  addP50?: number;
+  addP99?: number;
+  /** saturated run: gateway p50/p99 minus the bare proxy's */
+  satAddP50?: number;
+  satAddP99?: number;
+  ttft?: number;
+  ttftP99?: number;
+  addTtft?: number;
+  cpuUsPerReq?: number;
+  /** CPU use of the system under test during the throughput run, % of one core */
+  cpuPct?: number;
+  peakRssMB?: number;
+  ratio?: number;
+  /** other load per CPU during the run, % */
+  noise?: string;
+  notes: string[];
+  skipped?: string;
+  /** raw figures for the JSON report */
+  extra?: Record<string, unknown>;
+}
+
+export interface HttpScenario {
+  kind: 'http';
+  name: string;
+  title: string;
+  stream: boolean;
+  request(env: BenchEnv): HttpRequestSpec;
+  /** one of the scenarios the targets are judged on (and profiled by default) */
+  main?: boolean;
+}
+
+export interface CustomScenario {
+  kind: 'custom';
+  name: string;
+  title: string;
+  run(env: BenchEnv): Promise<Row[]>;
+}
+
+export type Scenario = HttpScenario | CustomScenario;
