@@ -2,6 +2,7 @@
 // `listening` JSON line, read its CPU time and memory from /proc, stop it by its pid.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer, connect } from 'node:net';
 
 export const CLK_TCK = ((): number => {
   const r = spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' });
@@ -31,11 +32,35 @@ export interface Proc {
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
+/** A loopback port free right now (for a process whose `listening` line its log level hides). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+function accepts(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const sock = connect(port, '127.0.0.1');
+    sock.once('connect', () => {
+      sock.destroy();
+      resolve(true);
+    });
+    sock.once('error', () => resolve(false));
+  });
+}
+
 /**
  * Starts `node [nodeArgs] script [args]` (under `taskset -c cpu` when cpu is given), stdout and
- * stderr to files, and resolves once stdout holds a JSON line with msg "listening".
+ * stderr to files, and resolves once stdout holds a JSON line with msg "listening" or, when `port`
+ * is given, once that loopback port accepts connections.
  */
-export async function startProc(o: { name: string; script: string; args?: string[]; nodeArgs?: string[]; cpu?: number | null; logFile: string; cwd?: string; timeoutMs?: number }): Promise<Proc> {
+export async function startProc(o: { name: string; script: string; args?: string[]; nodeArgs?: string[]; cpu?: number | null; logFile: string; cwd?: string; timeoutMs?: number; port?: number }): Promise<Proc> {
   const out = openSync(o.logFile, 'w');
   const err = openSync(`${o.logFile}.err`, 'w');
   const nodeCmd = [process.execPath, ...(o.nodeArgs ?? []), o.script, ...(o.args ?? [])];
@@ -57,6 +82,10 @@ export async function startProc(o: { name: string; script: string; args?: string
       throw new Error(`${o.name} did not print a listening line within ${o.timeoutMs ?? 30_000} ms`);
     }
     await sleep(25);
+    if (o.port !== undefined) {
+      if (await accepts(o.port)) url = `http://127.0.0.1:${o.port}`;
+      continue;
+    }
     for (const line of readFileSync(o.logFile, 'utf8').split('\n')) {
       if (!line.includes('listening')) continue;
       try {

@@ -6,7 +6,7 @@
 // non-zero only when the harness itself breaks.
 //
 //   node dist/bench/run.js [--quick] [--only a,b] [--skip a,b] [--seconds N] [--no-info]
-//                          [--profile] [--out DIR] [--list]
+//                          [--profile] [--out DIR] [--keep] [--list] [--connections 16]
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,7 +16,7 @@ import Database from 'better-sqlite3';
 import { benchConfig } from './gateway-config.js';
 import { BENCH_KEY } from './bodies.js';
 import { answerProblem, measureTtft, probe, runLoad, type LoadResult } from './load.js';
-import { cpuSeconds, hasTaskset, peakRss, pinSelf, resetPeak, rssSampler, startProc, type Proc } from './procs.js';
+import { cpuSeconds, freePort, hasTaskset, peakRss, pinSelf, resetPeak, rssSampler, startProc, type Proc } from './procs.js';
 import { noiseMeter, quietCheck, type NoiseSample } from './quiet.js';
 import { checkTargets, formatTargets, markdownTable } from './table.js';
 import { formatSummary, summariseFile } from './profile-summary.js';
@@ -30,22 +30,18 @@ import { scenario as messagesToChatStream } from './messages-to-chat-stream.js';
 import { scenario as largeBody } from './large-body.js';
 import { scenario as slowStreams } from './slow-streams.js';
 import { scenario as storeLedger } from './store-ledger.js';
+import { loadUploadScenario } from './transcription-hook.js';
 
 const here = (p: string): string => fileURLToPath(new URL(p, import.meta.url));
 const ROOT = here('../../');
 const GATEWAY_BIN = join(ROOT, 'dist/bin/gateway.js');
 
-/** Scenarios whose files other work adds later: loaded when their compiled file exists. */
+/** Scenarios whose files other work adds: run when their compiled file exists (see transcription-hook.ts). */
 const OPTIONAL_SCENARIOS = ['./transcription-upload.js'];
 
 async function loadScenarios(): Promise<Scenario[]> {
   const list: Scenario[] = [messagesJson, messagesStream, chatToAnthropicJson, chatToAnthropicStream, chatToOpenaiStream, messagesToChatStream, largeBody, slowStreams, storeLedger];
-  for (const rel of OPTIONAL_SCENARIOS) {
-    if (!existsSync(here(rel))) continue;
-    const mod = (await import(rel)) as { scenario?: Scenario };
-    if (mod.scenario && (mod.scenario.kind === 'http' || mod.scenario.kind === 'custom')) list.push(mod.scenario);
-    else process.stderr.write(`note: ${rel} exports no \`scenario\` (see bench/README.md); not run\n`);
-  }
+  for (const rel of OPTIONAL_SCENARIOS) if (existsSync(here(rel))) list.push(await loadUploadScenario(here(rel)));
   return list;
 }
 
@@ -69,6 +65,7 @@ const { values: args } = parseArgs({
     out: { type: 'string' },
     list: { type: 'boolean', default: false },
     connections: { type: 'string' },
+    keep: { type: 'boolean', default: false },
   },
 });
 
@@ -99,7 +96,9 @@ async function startGateway(dir: string, upstreamUrl: string, o: { logLevel: str
   const configFile = join(dir, `${o.name}.config.json`);
   writeFileSync(configFile, JSON.stringify(benchConfig({ upstreamUrl, storeFile: join(dir, `${o.name}.db`), logLevel: o.logLevel }), null, 2));
   const nodeArgs = o.profileDir ? ['--cpu-prof', '--cpu-prof-dir', o.profileDir] : [];
-  const p = await startProc({ name: o.name, script: GATEWAY_BIN, args: ['--config', configFile, '--port', '0'], nodeArgs, cpu: o.cpu, logFile: join(dir, `${o.name}.log`), cwd: dir });
+  // at logLevel warn the gateway prints no `listening` line: give it a port and wait for it to accept
+  const port = await freePort();
+  const p = await startProc({ name: o.name, script: GATEWAY_BIN, args: ['--config', configFile, '--host', '127.0.0.1', '--port', String(port)], nodeArgs, cpu: o.cpu, logFile: join(dir, `${o.name}.log`), cwd: dir, port });
   procs.push(p);
   return p;
 }
@@ -342,7 +341,8 @@ async function main(): Promise<number> {
   writeFileSync(`${base}.md`, `${report}\n`);
   writeFileSync(`${base}.json`, JSON.stringify({ quick, timing, connections: CONNECTIONS, header, rows, billing }, null, 2));
   log(`\nresults: ${base}.md and .json`);
-  rmSync(dir, { recursive: true, force: true });
+  if (args.keep) log(`kept: ${dir} (configs, logs, stores)`);
+  else rmSync(dir, { recursive: true, force: true });
   if (harnessErrors > 0) log(`${harnessErrors} scenario(s) broke the harness (see ERROR above)`);
   return harnessErrors > 0 ? 1 : 0;
 }

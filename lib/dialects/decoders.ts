@@ -5,6 +5,7 @@ import type { RequestContext } from '../context.js';
 import { decodeAnthropicSse } from './anthropic/events.js';
 import { decodeAnthropicMessage } from './anthropic/message.js';
 import { chatDecoder } from './openai-chat/events.js';
+import { responsesDecoder } from './openai-responses/events.js';
 
 export interface UpstreamDecoder {
   /** one SSE message (event name may be absent in data-only dialects) */
@@ -23,7 +24,7 @@ const anthropicDecoder: UpstreamDecoder = { sse: decodeAnthropicSse, json: decod
 export const upstreamDecoders: Record<DialectName, UpstreamDecoderFactory | undefined> = {
   anthropic: () => anthropicDecoder,
   'openai-chat': chatDecoder,
-  'openai-responses': undefined,
+  'openai-responses': responsesDecoder,
   'openai-transcriptions': undefined,
 };
 

@@ -4,6 +4,8 @@ import type { Deployment, DialectName, RoutedRequest } from '../chunks.js';
 import { GatewayError } from '../errors.js';
 import { anthropicNative } from './anthropic/request.js';
 import { chatNative } from './openai-chat/request.js';
+import { anthropicToResponses } from './openai-responses/request-from-messages.js';
+import { chatToResponses } from './openai-responses/request-from-chat.js';
 import { chatToAnthropic } from './translate/chat-to-messages.js';
 import { anthropicToChat } from './translate/messages-to-chat.js';
 
@@ -22,6 +24,8 @@ const encoders = new Map<Pair, RequestEncoder>([
   ['anthropic>chat', anthropicToChat],
   ['openai-chat>messages', chatToAnthropic],
   ['openai-chat>chat', chatNative],
+  ['anthropic>responses', anthropicToResponses],
+  ['openai-chat>responses', chatToResponses],
 ]);
 
 export function registerRequestEncoder(source: DialectName, api: Deployment['api'], encoder: RequestEncoder): void {

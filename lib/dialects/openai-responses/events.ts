@@ -217,9 +217,9 @@ export class ResponsesStreamDecoder implements UpstreamDecoder {
 
   /** Decode one SSE message. Throws GatewayError GW_ERR_INTEGRITY on malformed or out-of-order frames. */
   sse(msg: { event: string | undefined; data: string }): CanonicalEvent[] {
-    const parsed = parseObject(msg.data, `${msg.event ?? 'event'} data`);
+    const parsed = parseObject(msg.data, 'Responses event data');
     const type = parsed.type;
-    if (typeof type !== 'string') throw integrityError(`${msg.event ?? 'event'} data.type must be a string`);
+    if (typeof type !== 'string') throw integrityError(`${msg.event ?? 'Responses event'} data.type must be a string`);
     if (msg.event !== undefined && msg.event !== type) throw integrityError(`event ${msg.event} carries data.type "${type}"`);
     const seq = parsed.sequence_number;
     if (typeof seq === 'number') {

@@ -1,0 +1,62 @@
+// The hook for bench/transcription-upload.ts (20 MB upload, memory stays flat). That file is a
+// scenario of its own: when it exports `scenario` (see scenario.ts) the runner loads it like any
+// other; while it is a standalone script (it starts its own provider and gateway), the runner runs
+// it as a child process and reads its figures from its output:
+//   start                              RSS   61.0 MB  peak   61.0 MB
+//   #1 20 MB upload → 200              RSS   63.2 MB  peak   70.1 MB  (RSS before 62.0 MB; ...)
+import { readFileSync } from 'node:fs';
+import { runScript } from './procs.js';
+import type { CustomScenario, Row, Scenario } from './scenario.js';
+
+const MiB = 1024 * 1024;
+
+export function exportsScenario(compiledFile: string): boolean {
+  return /export\s+(const|let|var)\s+scenario\b|export\s*\{[^}]*\bscenario\b/.test(readFileSync(compiledFile, 'utf8'));
+}
+
+export function parseUploadOutput(out: string): { startRss: number; uploads: { label: string; status: string; rss: number; peak: number; before: number }[] } | null {
+  const start = /^start\s+RSS\s+([\d.]+) MB\s+peak\s+([\d.]+) MB/m.exec(out);
+  if (!start) return null;
+  const uploads = [];
+  for (const m of out.matchAll(/^#\d+ (\d+ MB upload) → (\S+(?: \S+)?)\s+RSS\s+([\d.]+) MB\s+peak\s+([\d.]+) MB\s+\(RSS before ([\d.]+) MB/gm)) {
+    uploads.push({ label: m[1]!, status: m[2]!.trim(), rss: Number(m[3]), peak: Number(m[4]), before: Number(m[5]) });
+  }
+  return { startRss: Number(start[1]), uploads };
+}
+
+/** Runs the standalone script and turns its output into a table row. */
+export function standaloneUploadScenario(file: string): CustomScenario {
+  return {
+    kind: 'custom',
+    name: 'transcription-upload',
+    title: 'Transcription upload 20 MB (memory), standalone script',
+    async run(env): Promise<Row[]> {
+      env.log('  transcription-upload: running bench/transcription-upload.js (its own provider and gateway)');
+      const r = await runScript(file, [], null, 240_000);
+      const parsed = parseUploadOutput(r.stdout);
+      const twenty = parsed?.uploads.filter((u) => u.label.startsWith('20 MB')) ?? [];
+      if (r.code !== 0 || !parsed || twenty.length === 0) {
+        return [{ scenario: this.name, target: 'gateway', notes: [], skipped: `bench/transcription-upload.js failed (exit ${r.code}): ${(r.stderr || r.stdout).replace(/\s+/g, ' ').slice(-300)}` }];
+      }
+      const peak = Math.max(...twenty.map((u) => u.peak));
+      const rise = (peak - parsed.startRss) * MiB;
+      return [
+        {
+          scenario: this.name,
+          target: 'gateway',
+          peakRssMB: peak,
+          notes: [`${twenty.length}× 20 MB upload (${twenty.map((u) => u.status).join(', ')}); RSS at start ${parsed.startRss.toFixed(0)} MB, peak ${peak.toFixed(0)} MB (+${(rise / MiB).toFixed(1)} MB); not pinned, own gateway config`],
+          extra: { rssRiseBytes: rise, uploadBytes: 20 * MiB, output: r.stdout },
+        },
+      ];
+    },
+  };
+}
+
+export async function loadUploadScenario(file: string): Promise<Scenario> {
+  if (exportsScenario(file)) {
+    const mod = (await import(file)) as { scenario?: Scenario };
+    if (mod.scenario) return mod.scenario;
+  }
+  return standaloneUploadScenario(file);
+}
