@@ -3,6 +3,9 @@
 import { CLAUDE, GPT, BENCH_KEY, slowClaude } from './bodies.js';
 
 /** the slow-stream models the memory scenario may use (full and quick) */
+/** the transcription model (OpenAI transcriptions API on the bench upstream) */
+export const TRANSCRIBE = 'gpt-bench-transcribe';
+
 export const SLOW_MODELS = [slowClaude(20, 250), slowClaude(10, 100)];
 
 export function benchConfig(o: { upstreamUrl: string; storeFile: string; logLevel: string }): Record<string, unknown> {
@@ -22,7 +25,14 @@ export function benchConfig(o: { upstreamUrl: string; storeFile: string; logLeve
       { id: 'bench-anthropic', protocol: 'anthropic', baseUrl: o.upstreamUrl, apiKey: 'bench-upstream-key', timeoutMs: 60_000, idleTimeoutMs: 60_000 },
       { id: 'bench-openai', protocol: 'openai', baseUrl: `${o.upstreamUrl}/v1`, apiKey: 'bench-upstream-key', timeoutMs: 60_000, idleTimeoutMs: 60_000 },
     ],
-    models: [model(CLAUDE, 'bench-anthropic', 'messages'), model(GPT, 'bench-openai', 'chat'), ...SLOW_MODELS.map((m) => model(m, 'bench-anthropic', 'messages'))],
+    models: [
+      model(CLAUDE, 'bench-anthropic', 'messages'),
+      model(GPT, 'bench-openai', 'chat'),
+      ...SLOW_MODELS.map((m) => model(m, 'bench-anthropic', 'messages')),
+      // for upload scenarios: the bench upstream streams the upload away and answers a short text
+      { id: TRANSCRIBE, deployments: [{ provider: 'bench-openai', model: TRANSCRIBE, api: 'transcriptions' }], pricing: { input: 2.5, output: 10 }, input: ['audio'] },
+    ],
+    transcription: { defaultModel: TRANSCRIBE },
     orgs: [{ id: 'bench', credits: 10_000_000 }],
     keys: [{ id: 'bench', key: BENCH_KEY, org: 'bench' }],
   };

@@ -1,7 +1,7 @@
 // Summarises a V8 .cpuprofile (from `node --cpu-prof`): the functions with the most self time,
 // self time by module (package or project file), and inclusive time by project file (which stage or
 // library a request's CPU goes to).
-// Run: node dist/bench/profile-summary.js FILE.cpuprofile [--top 25]
+// Run: node dist/bench/profile-summary.js FILE.cpuprofile [--top 25] [--skip-ms 0]
 import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 
@@ -29,6 +29,8 @@ export interface Entry {
   name: string;
   ms: number;
   pct: number;
+  /** the heaviest caller chain (nearest first), for the top self-time functions */
+  via?: string;
 }
 
 export interface ProfileSummary {
@@ -60,7 +62,8 @@ function label(cf: CallFrame): string {
   return cf.url === '' ? fn : `${fn}  ${where}:${cf.lineNumber + 1}`;
 }
 
-export function summarise(profile: CpuProfile, top = 25): ProfileSummary {
+/** `skipMs`: leave out the first milliseconds of the profile (start-up, warm-up). */
+export function summarise(profile: CpuProfile, top = 25, skipMs = 0): ProfileSummary {
   const byId = new Map<number, ProfileNode>();
   const parent = new Map<number, number>();
   for (const n of profile.nodes) {
@@ -72,7 +75,10 @@ export function summarise(profile: CpuProfile, top = 25): ProfileSummary {
   const samples = profile.samples ?? [];
   const deltas = profile.timeDeltas ?? [];
   if (samples.length > 0 && deltas.length === samples.length) {
+    let at = 0;
     for (let i = 0; i < samples.length; i++) {
+      at += deltas[i]! / 1000;
+      if (at < skipMs) continue;
       const dt = (i + 1 < deltas.length ? deltas[i + 1]! : 0) / 1000;
       self.set(samples[i]!, (self.get(samples[i]!) ?? 0) + dt);
     }
@@ -85,6 +91,7 @@ export function summarise(profile: CpuProfile, top = 25): ProfileSummary {
   const fnSelf = new Map<string, number>();
   const modSelf = new Map<string, number>();
   const fileIncl = new Map<string, number>();
+  const callers = new Map<string, Map<string, number>>();
   for (const [id, ms] of self) {
     if (ms === 0) continue;
     const n = byId.get(id)!;
@@ -95,6 +102,15 @@ export function summarise(profile: CpuProfile, top = 25): ProfileSummary {
     }
     const key = label(n.callFrame);
     fnSelf.set(key, (fnSelf.get(key) ?? 0) + ms);
+    const chain: string[] = [];
+    for (let cur = parent.get(id); cur !== undefined && chain.length < 3; cur = parent.get(cur)) {
+      const cf = byId.get(cur)!.callFrame;
+      if (cf.url !== '' || cf.functionName !== '(root)') chain.push(`${cf.functionName || '(anonymous)'} ${moduleOf(cf.url, cf.functionName)}:${cf.lineNumber + 1}`);
+    }
+    const byChain = callers.get(key) ?? new Map<string, number>();
+    const chainKey = chain.join(' ← ');
+    byChain.set(chainKey, (byChain.get(chainKey) ?? 0) + ms);
+    callers.set(key, byChain);
     const mod = moduleOf(n.callFrame.url, n.callFrame.functionName);
     modSelf.set(mod, (modSelf.get(mod) ?? 0) + ms);
     // inclusive: every distinct module on the stack gets this sample once
@@ -114,12 +130,20 @@ export function summarise(profile: CpuProfile, top = 25): ProfileSummary {
       .sort((a, b) => b[1] - a[1])
       .slice(0, k)
       .map(([name, ms]) => ({ name, ms, pct: (100 * ms) / Math.max(busy, 1e-9) }));
-  return { totalMs: total, idleMs: idle, busyMs: busy, topFunctions: rank(fnSelf, top), byModule: rank(modSelf, 20), inclusiveByFile: rank(fileIncl, top) };
+  const topFunctions = rank(fnSelf, top);
+  for (const e of topFunctions.slice(0, 12)) {
+    const best = [...(callers.get(e.name) ?? [])].sort((a, b) => b[1] - a[1])[0];
+    if (best && best[0] !== '') e.via = best[0];
+  }
+  return { totalMs: total, idleMs: idle, busyMs: busy, topFunctions, byModule: rank(modSelf, 20), inclusiveByFile: rank(fileIncl, top) };
 }
 
 export function formatSummary(s: ProfileSummary, title: string): string {
   const lines = [`# ${title}`, `profile ${s.totalMs.toFixed(0)} ms, idle ${s.idleMs.toFixed(0)} ms, busy ${s.busyMs.toFixed(0)} ms (percentages are of busy time)`, '', 'Top self time:'];
-  for (const e of s.topFunctions) lines.push(`  ${e.pct.toFixed(1).padStart(5)}%  ${e.ms.toFixed(0).padStart(6)} ms  ${e.name}`);
+  for (const e of s.topFunctions) {
+    lines.push(`  ${e.pct.toFixed(1).padStart(5)}%  ${e.ms.toFixed(0).padStart(6)} ms  ${e.name}`);
+    if (e.via) lines.push(`                          ← ${e.via}`);
+  }
   lines.push('', 'Self time by module:');
   for (const e of s.byModule) lines.push(`  ${e.pct.toFixed(1).padStart(5)}%  ${e.name}`);
   lines.push('', 'Inclusive time by module (on the stack):');
@@ -127,18 +151,20 @@ export function formatSummary(s: ProfileSummary, title: string): string {
   return lines.join('\n');
 }
 
-export function summariseFile(file: string, top = 25): ProfileSummary {
-  return summarise(JSON.parse(readFileSync(file, 'utf8')) as CpuProfile, top);
+export function summariseFile(file: string, top = 25, skipMs = 0): ProfileSummary {
+  return summarise(JSON.parse(readFileSync(file, 'utf8')) as CpuProfile, top, skipMs);
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const args = process.argv.slice(2);
   const ti = args.indexOf('--top');
   const top = ti >= 0 ? Number(args[ti + 1]) : 25;
-  const files = args.filter((a, i) => !a.startsWith('--') && args[i - 1] !== '--top');
+  const si = args.indexOf('--skip-ms');
+  const skipMs = si >= 0 ? Number(args[si + 1]) : 0;
+  const files = args.filter((a, i) => !a.startsWith('--') && args[i - 1] !== '--top' && args[i - 1] !== '--skip-ms');
   if (files.length === 0) {
     process.stderr.write('usage: profile-summary FILE.cpuprofile [--top 25]\n');
     process.exit(2);
   }
-  for (const f of files) process.stdout.write(`${formatSummary(summariseFile(f, top), f)}\n\n`);
+  for (const f of files) process.stdout.write(`${formatSummary(summariseFile(f, top, skipMs), f)}\n\n`);
 }

@@ -14,14 +14,19 @@ export function exportsScenario(compiledFile: string): boolean {
   return /export\s+(const|let|var)\s+scenario\b|export\s*\{[^}]*\bscenario\b/.test(readFileSync(compiledFile, 'utf8'));
 }
 
-export function parseUploadOutput(out: string): { startRss: number; uploads: { label: string; status: string; rss: number; peak: number; before: number }[] } | null {
-  const start = /^start\s+RSS\s+([\d.]+) MB\s+peak\s+([\d.]+) MB/m.exec(out);
+/**
+ * Reads the script's lines: `start` and `#N <size> MB upload → <status>`, each followed by the
+ * gateway's RSS and peak, as `RSS 61.0 MB  peak 70.1 MB` or `61.0 / 70.1` (the first pair).
+ */
+export function parseUploadOutput(out: string): { startRss: number; uploads: { label: string; status: string; rss: number; peak: number }[] } | null {
+  const pair = String.raw`(?:RSS\s+([\d.]+) MB\s+peak\s+([\d.]+) MB|([\d.]+)\s*/\s*([\d.]+))`;
+  const start = new RegExp(String.raw`^start\s+` + pair, 'm').exec(out);
   if (!start) return null;
   const uploads = [];
-  for (const m of out.matchAll(/^#\d+ (\d+ MB upload) → (\S+(?: \S+)?)\s+RSS\s+([\d.]+) MB\s+peak\s+([\d.]+) MB\s+\(RSS before ([\d.]+) MB/gm)) {
-    uploads.push({ label: m[1]!, status: m[2]!.trim(), rss: Number(m[3]), peak: Number(m[4]), before: Number(m[5]) });
+  for (const m of out.matchAll(new RegExp(String.raw`^#\d+ (\d+ MB upload) → (.+?)\s{2,}` + pair, 'gm'))) {
+    uploads.push({ label: m[1]!, status: m[2]!.trim(), rss: Number(m[3] ?? m[5]), peak: Number(m[4] ?? m[6]) });
   }
-  return { startRss: Number(start[1]), uploads };
+  return { startRss: Number(start[1] ?? start[3]), uploads };
 }
 
 /** Runs the standalone script and turns its output into a table row. */
@@ -35,8 +40,12 @@ export function standaloneUploadScenario(file: string): CustomScenario {
       const r = await runScript(file, [], null, 240_000);
       const parsed = parseUploadOutput(r.stdout);
       const twenty = parsed?.uploads.filter((u) => u.label.startsWith('20 MB')) ?? [];
-      if (r.code !== 0 || !parsed || twenty.length === 0) {
+      if (r.code !== 0) {
         return [{ scenario: this.name, target: 'gateway', notes: [], skipped: `bench/transcription-upload.js failed (exit ${r.code}): ${(r.stderr || r.stdout).replace(/\s+/g, ' ').slice(-300)}` }];
+      }
+      if (!parsed || twenty.length === 0) {
+        env.log(r.stdout);
+        return [{ scenario: this.name, target: 'gateway', notes: [], skipped: 'bench/transcription-upload.js ran, but its output has no `start` / `#N 20 MB upload` lines this hook can read (its output is above)' }];
       }
       const peak = Math.max(...twenty.map((u) => u.peak));
       const rise = (peak - parsed.startRss) * MiB;
@@ -45,7 +54,7 @@ export function standaloneUploadScenario(file: string): CustomScenario {
           scenario: this.name,
           target: 'gateway',
           peakRssMB: peak,
-          notes: [`${twenty.length}× 20 MB upload (${twenty.map((u) => u.status).join(', ')}); RSS at start ${parsed.startRss.toFixed(0)} MB, peak ${peak.toFixed(0)} MB (+${(rise / MiB).toFixed(1)} MB); not pinned, own gateway config`],
+          notes: [`${twenty.length}× 20 MB upload (${twenty.map((u) => u.status).join(', ')}); RSS at start ${parsed.startRss.toFixed(0)} MB, peak ${peak.toFixed(0)} MB (+${(rise / MiB).toFixed(1)} MB, the peak includes the script's other uploads); not pinned, own processes`],
           extra: { rssRiseBytes: rise, uploadBytes: 20 * MiB, output: r.stdout },
         },
       ];

@@ -2,7 +2,8 @@
 // provider and bin/gateway as two child processes (the provider apart, so its own buffering of the
 // upload does not count), then streams a 30 MB upload (refused at 25 MB: file_too_large) and a 20 MB
 // one (spooled to disk and streamed on upstream), three times each, and prints the gateway's VmRSS
-// and VmHWM (peak RSS) from /proc/<pid>/status before and after each.
+// and VmHWM (peak RSS) from /proc/<pid>/status after each. For contrast it also prints the simulated
+// provider's, which reads every upload whole into memory before parsing it.
 // Run: npm run build && node dist/bench/transcription-upload.js
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -42,8 +43,8 @@ function memory(pid: number): { rss: number; hwm: number } {
   return { rss: kb('VmRSS') / 1024, hwm: kb('VmHWM') / 1024 };
 }
 
-/** Streams a multipart upload of `size` bytes of file (never held whole); resolves with the status and the bytes sent by then. */
-function upload(url: string, size: number, filename: string): Promise<{ status: number; body: string; sentWhenAnswered: number }> {
+/** Streams a multipart upload of `size` bytes of file (never held whole); stops sending once answered. */
+function upload(url: string, size: number, filename: string): Promise<{ status: number; body: string }> {
   const boundary = `bench-${Date.now()}`;
   const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="model"\r\n\r\ngpt-4o-transcribe\r\n--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${filename}"\r\nContent-Type: audio/mpeg\r\n\r\n`);
   const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
@@ -57,13 +58,12 @@ function upload(url: string, size: number, filename: string): Promise<{ status: 
     });
     req.on('response', (res) => {
       answered = true;
-      const sentWhenAnswered = sent;
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (c: string) => (body += c));
       res.on('end', () => {
         req.destroy();
-        resolve({ status: res.statusCode ?? 0, body, sentWhenAnswered });
+        resolve({ status: res.statusCode ?? 0, body });
       });
     });
     req.on('error', (err: NodeJS.ErrnoException) => {
@@ -103,23 +103,19 @@ async function main(): Promise<void> {
   const pid = gw.proc.pid!;
   try {
     const rows: string[] = [];
-    const fmt = (m: { rss: number; hwm: number }): string => `RSS ${m.rss.toFixed(1).padStart(6)} MB  peak ${m.hwm.toFixed(1).padStart(6)} MB`;
-    const baseline = memory(pid);
-    rows.push(`${'start'.padEnd(34)} ${fmt(baseline)}`);
+    const fmt = (m: { rss: number; hwm: number }): string => `${m.rss.toFixed(1).padStart(6)} / ${m.hwm.toFixed(1).padStart(6)}`;
+    rows.push(`${''.padEnd(36)} gateway RSS / peak (MB)   provider RSS / peak (MB)`);
+    rows.push(`${'start'.padEnd(36)} ${fmt(memory(pid)).padEnd(25)} ${fmt(memory(sim.proc.pid!))}`);
     for (let round = 1; round <= 3; round++) {
       for (const [label, size, name] of [
         ['30 MB upload', 30 * MiB, 'big.mp3'],
         ['20 MB upload', 20 * MiB, 'long.mp3'],
       ] as const) {
-        const before = memory(pid);
         const t0 = performance.now();
         const res = await upload(gw.url, size, name);
         const ms = performance.now() - t0;
-        const after = memory(pid);
         const code = res.status === 200 ? '200' : `${res.status} ${(JSON.parse(res.body) as { error: { code: string } }).error.code}`;
-        rows.push(
-          `${`#${round} ${label} → ${code}`.padEnd(34)} ${fmt(after)}  (RSS before ${before.rss.toFixed(1)} MB; answered after ${(res.sentWhenAnswered / MiB).toFixed(1)} MB sent, ${ms.toFixed(0)} ms)`,
-        );
+        rows.push(`${`#${round} ${label} → ${code}`.padEnd(36)} ${fmt(memory(pid)).padEnd(25)} ${fmt(memory(sim.proc.pid!)).padEnd(16)} (${ms.toFixed(0)} ms)`);
       }
     }
     process.stdout.write(`gateway pid ${pid}, uploads streamed over loopback; the provider runs in its own process\n${rows.join('\n')}\n`);

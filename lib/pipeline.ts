@@ -48,7 +48,9 @@ export function writeError(ctx: RequestContext, res: ServerResponse, error: Gate
   ctx.outcome = { status: rendered.status, errorCode: error.code };
   if (res.headersSent || res.destroyed) return;
   const headers: Record<string, string | string[]> = { ...ctx.response.headers, ...rendered.headers };
-  if (bodyUnread) headers.connection = 'close';
+  // An oversized upload is cut off: the connection closes rather than read the rest. Any other early
+  // error lets Node discard the unread body, so a client still sending sees the answer, not EPIPE.
+  if (bodyUnread && (error.code === 'GW_ERR_BODY_TOO_LARGE' || error.code === 'GW_ERR_FILE_TOO_LARGE')) headers.connection = 'close';
   headers['content-length'] = String(Buffer.byteLength(rendered.body));
   res.writeHead(rendered.status, headers);
   res.end(rendered.body);

@@ -17,6 +17,9 @@ export interface Gateway {
   inflight(): number;
 }
 
+/** after the grace period: how long aborted requests get to end themselves before their sockets are cut */
+const ABORT_GRACE_MS = 1000;
+
 function newRequestId(): string {
   return `req_${randomUUID().replace(/-/g, '')}`;
 }
@@ -64,9 +67,15 @@ export function createGateway(config: Config, services: Services, log: Logger): 
     const endpoint = matchEndpoint(req.method ?? 'GET', url.pathname);
     const ctx = buildContext(req, endpoint, url, config, services, log);
     inflight.add(ctx);
+    // in flight until the response is closed AND the handler returned (a chain's settle stage has
+    // ended the reservation by then): shutdown must not close the store under a settle
+    let ends = 2;
+    const ended = (): void => {
+      if (--ends === 0) inflight.delete(ctx);
+    };
     res.once('close', () => {
       if (!res.writableFinished) ctx.abort(new GatewayError('GW_ERR_CLIENT_CLOSED', 'The client closed the connection.'));
-      inflight.delete(ctx);
+      ended();
     });
     let ranChain = false;
     try {
@@ -84,6 +93,7 @@ export function createGateway(config: Config, services: Services, log: Logger): 
     } finally {
       // a chain writes its summary line in its settle stage; everything else is summarised here
       if (!ranChain) ctx.log.info({ keyId: ctx.key?.id, status: ctx.outcome?.status ?? res.statusCode, ms: Date.now() - ctx.startedAt }, 'request');
+      ended();
     }
   }
 
@@ -103,12 +113,24 @@ export function createGateway(config: Config, services: Services, log: Logger): 
         server.close(() => resolve());
         server.closeIdleConnections();
         const deadline = Date.now() + config.shutdownGraceMs;
+        let aborted = false;
         const tick = (): void => {
-          if (inflight.size === 0) return;
-          if (Date.now() >= deadline) {
-            for (const ctx of inflight) ctx.abort(new GatewayError('GW_ERR_UNAVAILABLE', 'The gateway shut down before the request finished.'));
+          if (inflight.size === 0) {
+            // nothing in flight: what is left are idle sockets, including ones that never sent a
+            // request (pre-connects), which closeIdleConnections keeps until headersTimeout
             server.closeAllConnections();
             return;
+          }
+          if (Date.now() >= deadline) {
+            // abort what is left, then give each request a moment to end itself (a stream writes its
+            // in-band error event, settle ends the reservation) before the sockets are cut
+            if (!aborted) {
+              aborted = true;
+              for (const ctx of inflight) ctx.abort(new GatewayError('GW_ERR_UNAVAILABLE', 'The gateway shut down before the request finished.'));
+            } else if (Date.now() >= deadline + ABORT_GRACE_MS) {
+              server.closeAllConnections();
+              return;
+            }
           }
           server.closeIdleConnections();
           setTimeout(tick, 50).unref();

@@ -47,6 +47,17 @@ function header(headers: Record<string, string | string[] | undefined>, name: st
   return Array.isArray(v) ? v[0] : v;
 }
 
+/**
+ * A Messages client sees the id of the Anthropic upstream whose answer (or canonical error) it gets
+ * in `request-id`, and the gateway's own id in `x-gateway-request-id`.
+ */
+function showUpstreamId(ctx: RequestContext, protocol: Deployment['protocol'], requestId: string | undefined): void {
+  if (requestId !== undefined && ctx.dialect === 'anthropic' && protocol === 'anthropic' && requestId !== ctx.reqId) {
+    ctx.response.headers['request-id'] = requestId;
+    ctx.response.headers['x-gateway-request-id'] = ctx.reqId;
+  }
+}
+
 /** Every deployment failed: the error the client sees. */
 function exhausted(routed: RoutedRequest, failures: Failure[]): GatewayError {
   const summary = failures.map((f) => f.detail).join('; ');
@@ -111,6 +122,7 @@ async function* call(routed: RoutedRequest, ctx: RequestContext): AsyncGenerator
       if (res.statusCode === 401 || res.statusCode === 403) {
         throw new GatewayError('GW_ERR_UPSTREAM', `The provider ${deployment.providerId} rejected the gateway's credentials (HTTP ${res.statusCode}); this is a gateway configuration problem.`, { status: 502 });
       }
+      showUpstreamId(ctx, deployment.protocol, requestId);
       throw new GatewayError('GW_ERR_UPSTREAM', parsed.message, { status: res.statusCode, upstream, headers: retryAfter ? { 'retry-after': retryAfter } : {} });
     }
     ctx.provider = {
@@ -122,10 +134,7 @@ async function* call(routed: RoutedRequest, ctx: RequestContext): AsyncGenerator
       ...(requestId !== undefined ? { requestId } : {}),
     };
     ctx.providerWork = true;
-    if (requestId !== undefined && ctx.dialect === 'anthropic' && deployment.protocol === 'anthropic' && requestId !== ctx.reqId) {
-      ctx.response.headers['request-id'] = requestId;
-      ctx.response.headers['x-gateway-request-id'] = ctx.reqId;
-    }
+    showUpstreamId(ctx, deployment.protocol, requestId);
     let yielded = false;
     try {
       for await (const chunk of res.body) {
@@ -146,5 +155,8 @@ async function* call(routed: RoutedRequest, ctx: RequestContext): AsyncGenerator
     }
     return;
   }
-  throw exhausted(routed, failures);
+  const error = exhausted(routed, failures);
+  // the last failure's own error is what the client gets: show its request id
+  if (error.upstream !== undefined) showUpstreamId(ctx, failures[failures.length - 1]!.deployment.protocol, error.upstream.requestId);
+  throw error;
 }

@@ -1,7 +1,7 @@
 // parse-multipart: Buffer → Upload. The request bytes go through busboy as they arrive; the one file
-// part is spooled to a private temporary file (so memory stays flat whatever the upload's size, and
-// a failover can send the file again), its bytes counted and shown to an optional probe (the WAV
-// header scanner) on the way. Text fields are collected, and each is shown to `onField` as it
+// part is spooled to a private, already-unlinked temporary file (spool-file.ts: memory stays flat
+// whatever the upload's size, and a failover can send the file again), its bytes counted and shown
+// to an optional probe (the WAV header scanner) on the way. Text fields are collected, and each is shown to `onField` as it
 // arrives so a bad field refuses the request before the rest of the upload is read.
 //
 // Refused at once, without reading the rest of the body (400s; the connection is then closed):
@@ -10,17 +10,15 @@
 //   another name, too many fields, a field over `maxFieldBytes`, a field `onField` refuses;
 // - a body that is not multipart/form-data, has no boundary, or is malformed (busboy's error).
 // Refused at the end of the body: no file part, an empty file, a body cut short.
-// The temporary file is removed when the request ends, however it ends.
-import { randomBytes } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
-import { rm } from 'node:fs/promises';
+// The temporary file is closed (and so gone) when the request ends, however it ends.
 import { tmpdir } from 'node:os';
-import { extname, join } from 'node:path';
-import { Transform, type Readable } from 'node:stream';
+import { extname } from 'node:path';
+import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import busboy from 'busboy';
 import { GatewayError } from '../lib/errors.js';
 import type { Stage, StageFactory } from '../lib/stage.js';
+import { SpoolFile } from './spool-file.js';
 
 /** Sees the file's bytes as they stream by; its result travels with the upload. */
 export interface ByteProbe<R> {
@@ -40,9 +38,9 @@ export interface SpooledFile<R> {
   /** lower-case extension without the dot */
   extension: string;
   mimeType: string;
-  /** the temporary file holding the bytes (removed when the request ends) */
-  path: string;
   bytes: number;
+  /** the file's bytes from the start (each call reads the spooled file anew; valid until the request ends) */
+  open(): AsyncIterable<Buffer>;
   /** the probe's result, or null when no probe looked at this file */
   probe: R | null;
 }
@@ -95,7 +93,16 @@ export function parseMultipart<R>(opts: MultipartOptions<R>): StageFactory<Buffe
     let failure: GatewayError | null = null;
     let parsed = false;
     let drained = false;
-    type Spool = SpooledFile<R> & { done: boolean; written: Promise<void>; probeOf: ByteProbe<R> | null };
+    interface Spool {
+      field: string;
+      filename: string;
+      extension: string;
+      mimeType: string;
+      file: SpoolFile | null;
+      done: boolean;
+      written: Promise<void>;
+      probe: ByteProbe<R> | null;
+    }
     let spool: Spool | null = null;
     const fields: FormField[] = [];
     const wakers = new Set<() => void>();
@@ -136,29 +143,32 @@ export function parseMultipart<R>(opts: MultipartOptions<R>): StageFactory<Buffe
         const what = extension ? `".${extension}"` : 'none';
         return refuse(new GatewayError('GW_ERR_FILE_FORMAT_INVALID', `${field}: unsupported file format (extension ${what} in "${info.filename}"); supported: ${opts.extensions.join(', ')}.`, { param: field }));
       }
-      const path = join(dir, `gateway-upload-${ctx.reqId}-${randomBytes(6).toString('hex')}`);
       const probe = opts.probe?.(extension) ?? null;
       stream.once('limit', () => fail(new GatewayError('GW_ERR_FILE_TOO_LARGE', `${field}: the file is larger than the limit of ${sizeText(opts.maxFileBytes)}.`, { param: field })));
-      const s: Spool = { field: name, filename: info.filename, extension, mimeType: info.mimeType, path, bytes: 0, probe: null, done: false, written: Promise.resolve(), probeOf: probe };
+      const s: Spool = { field: name, filename: info.filename, extension, mimeType: info.mimeType, file: null, done: false, written: Promise.resolve(), probe };
       spool = s;
-      const counter = new Transform({
-        transform(chunk: Buffer, _enc, cb) {
-          s.bytes += chunk.length;
-          probe?.feed(chunk);
-          cb(null, chunk);
-        },
-      });
-      s.written = pipeline(stream, counter, createWriteStream(path, { flags: 'wx', mode: 0o600 })).then(
-        () => {
-          s.done = true;
-          if (s.bytes === 0) fail(invalid(field, `the uploaded file "${s.filename}" is empty.`));
-          wake();
-        },
-        (err: unknown) => {
-          s.done = true;
-          fail(GatewayError.from(err));
-        },
-      );
+      // until the file is open, busboy holds the part's bytes back (backpressure)
+      s.written = SpoolFile.create(dir, `gateway-upload-${ctx.reqId}`)
+        .then((file) => {
+          s.file = file;
+          return pipeline(stream, file.sink((chunk) => probe?.feed(chunk)));
+        })
+        .then(
+          () => {
+            s.done = true;
+            if ((s.file?.bytes ?? 0) === 0) fail(invalid(field, `the uploaded file "${s.filename}" is empty.`));
+            wake();
+          },
+          (err: unknown) => {
+            s.done = true;
+            // a file system error (it has a syscall) is the gateway's; anything else is busboy ending the part early
+            if ((err as NodeJS.ErrnoException).syscall === undefined) fail(malformed(err));
+            else {
+              ctx.log.error({ err: String(err) }, 'could not spool the upload');
+              fail(new GatewayError('GW_ERR_UNAVAILABLE', 'The gateway could not store the upload; retry shortly.', { cause: err }));
+            }
+          },
+        );
     };
 
     const start = (): busboy.Busboy => {
@@ -227,8 +237,12 @@ export function parseMultipart<R>(opts: MultipartOptions<R>): StageFactory<Buffe
         await until(() => parsed && (spool === null || spool.done));
         check();
         const s = spool;
-        if (s === null) throw invalid(field, `no file part; send the audio as a "${field}" part with a filename.`);
-        yield { fields, file: { field: s.field, filename: s.filename, extension: s.extension, mimeType: s.mimeType, path: s.path, bytes: s.bytes, probe: s.probeOf?.result(s.bytes) ?? null } };
+        if (s === null || s.file === null) throw invalid(field, `no file part; send the audio as a "${field}" part with a filename.`);
+        const file = s.file;
+        yield {
+          fields,
+          file: { field: s.field, filename: s.filename, extension: s.extension, mimeType: s.mimeType, bytes: file.bytes, probe: s.probe?.result(file.bytes) ?? null, open: () => file.read() },
+        };
       },
       async close() {
         const s = spool;
@@ -238,7 +252,7 @@ export function parseMultipart<R>(opts: MultipartOptions<R>): StageFactory<Buffe
         }
         if (s !== null) {
           await s.written;
-          await rm(s.path, { force: true }).catch((err: unknown) => ctx.log.warn({ err: String(err) }, 'could not remove the spooled upload'));
+          await s.file?.dispose().catch((err: unknown) => ctx.log.warn({ err: String(err) }, 'could not close the spooled upload'));
         }
       },
     };

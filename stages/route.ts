@@ -31,22 +31,24 @@ function unknownModel(ctx: RequestContext, value: string): GatewayError {
 }
 
 function pickAuto(req: CanonicalRequest, ctx: RequestContext): CatalogModel {
-  // Messages: the spec's rule. Chat clients push `reasoning_details` back on every turn, so there
-  // the router keeps routing (deterministically) and the provider verifies the signature.
-  if (req.needs.signedThinking && req.source === 'anthropic') {
+  const allow = ctx.key?.models ?? [];
+  const session = req.forward.sessionId;
+  const sticky = ctx.services.sticky;
+  const pinned = session !== undefined && sticky ? ctx.services.catalog.get(sticky.get(session) ?? '') : undefined;
+  const pinnedFits = pinned !== undefined && ctx.services.catalog.routerPool.includes(pinned) && unmetNeed(pinned, req, allow) === null;
+  // Messages: the spec's rule, except within a session this gateway pinned: Claude Code always asks
+  // for thinking and sends its session header, so its second `gateway-auto` turn replays the
+  // thinking the pinned model signed, and goes back to that model. Chat clients push
+  // `reasoning_details` back on every turn, so there the router keeps routing (deterministically)
+  // and the provider verifies the signature.
+  if (req.needs.signedThinking && req.source === 'anthropic' && !pinnedFits) {
     throw new GatewayError(
       'GW_ERR_REQUEST_INVALID',
       `model: "${AUTO_MODEL}" cannot continue a conversation that replays signed thinking or redacted_thinking blocks: their signatures are bound to the model that produced them. Pin one explicit model for the whole conversation.`,
       { param: 'model' },
     );
   }
-  const allow = ctx.key?.models ?? [];
-  const session = req.forward.sessionId;
-  const sticky = ctx.services.sticky;
-  if (session !== undefined && sticky) {
-    const pinned = ctx.services.catalog.get(sticky.get(session) ?? '');
-    if (pinned && ctx.services.catalog.routerPool.includes(pinned) && unmetNeed(pinned, req, allow) === null) return pinned;
-  }
+  if (pinned && pinnedFits) return pinned;
   const unmet: string[] = [];
   for (const model of ctx.services.catalog.routerPool) {
     const need = unmetNeed(model, req, allow);

@@ -15,6 +15,7 @@ import { GatewayError, type UpstreamErrorInfo } from '../lib/errors.js';
 import { priceOf } from '../lib/pricing.js';
 import type { Stage, StageFactory } from '../lib/stage.js';
 import { estimatedTokens } from '../lib/dialects/openai-transcriptions/billing.js';
+import { AUDIO_MIME, isAudioExtension, type AudioExtension } from '../lib/dialects/openai-transcriptions/duration.js';
 import type { TranscriptionFields } from '../lib/dialects/openai-transcriptions/fields.js';
 import { multipartBody, parseUpstreamTranscript, type UpstreamTranscript } from '../lib/dialects/openai-transcriptions/upstream.js';
 import type { TranscriptionJob, TranscriptionResult } from './transcribe.js';
@@ -105,7 +106,10 @@ function settleResult(job: TranscriptionJob, t: UpstreamTranscript, ctx: Request
 async function* call(job: TranscriptionJob, ctx: RequestContext): AsyncGenerator<TranscriptionResult> {
   const pool = ctx.services.providers;
   const failures: Failure[] = [];
-  const file = job.upload.file;
+  const spooled = job.upload.file;
+  // a client that did not type its file part (the openai SDK's streams) gets the extension's type upstream
+  const generic = spooled.mimeType === 'application/octet-stream' && isAudioExtension(spooled.extension);
+  const file = { ...spooled, mimeType: generic ? AUDIO_MIME[spooled.extension as AudioExtension] : spooled.mimeType };
   for (const deployment of job.routed.deployments) {
     const handle = pool.get(deployment.providerId);
     const multipart = multipartBody(upstreamFields(job.fields, deployment.upstreamModel), file);

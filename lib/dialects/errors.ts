@@ -23,6 +23,12 @@ function namesBeta(err: GatewayError): boolean {
   return err.message.includes('for the `anthropic-beta` header');
 }
 
+/** A client error the provider gave (4xx other than 408, 409, 429) is final, whatever the code's default. */
+function retryable(err: GatewayError, status: number): boolean {
+  const finalUpstream = err.upstream !== undefined && status >= 400 && status < 500 && status !== 408 && status !== 409 && status !== 429;
+  return err.retryable && !finalUpstream;
+}
+
 export function renderError(dialect: DialectName, err: GatewayError, requestId: string): RenderedError {
   const headers: Record<string, string> = { 'content-type': 'application/json', ...err.headers };
   let status: number;
@@ -36,7 +42,7 @@ export function renderError(dialect: DialectName, err: GatewayError, requestId: 
   const retryAfter = err.headers['retry-after'] ?? err.upstream?.retryAfter;
   if (retryAfter !== undefined) headers['retry-after'] = retryAfter;
   else if (status === 429 || status === 529 || status === 503) headers['retry-after'] = '1';
-  if (!err.retryable && !namesBeta(err)) headers['x-should-retry'] = 'false';
+  if (!retryable(err, status) && !namesBeta(err)) headers['x-should-retry'] = 'false';
   else if (namesBeta(err)) headers['x-should-retry'] = 'true';
   return { status, headers, body };
 }

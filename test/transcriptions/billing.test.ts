@@ -3,7 +3,8 @@
 // (tokens, or seconds for a per-minute price) and reported as usage.cost, failover before the answer,
 // and nothing charged when no provider answered.
 import t from 'tap';
-import { errorCode, formPost, makeWav, PATH, postForm, startTranscriptionGateway, type TranscriptionGateway } from './helpers.js';
+import { errorCode, formPost, makeWav, PATH, postForm } from './helpers.js';
+import { startTranscriptionGateway, type TranscriptionGateway } from './transcription-gateway.js';
 
 const gw: TranscriptionGateway = await startTranscriptionGateway();
 t.teardown(() => gw.stop());
@@ -100,7 +101,7 @@ t.test('insufficient credits: 402 before any provider work', async (t) => {
 t.test('failover: 503 and 429 move on to the next deployment, which gets the whole file', async (t) => {
   await gw.clearSim();
   const res = await post(gw.url, { model: 'openai/flaky-transcribe', language: 'en' }, HELLO);
-  t.equal(res.status, 200, res.text);
+  t.equal(res.status, 200, 'status', { body: res.text });
   const calls = (await gw.simRequests()).filter((r) => r.path.endsWith(PATH));
   t.same(
     calls.map((c) => (c.body as { fields: Record<string, string> }).fields.model),
@@ -119,7 +120,7 @@ t.test('failover: 503 and 429 move on to the next deployment, which gets the who
 
 t.test('failover: connection refused and a header timeout move on too', async (t) => {
   const res = await post(gw.url, { model: 'openai/failover-transcribe' }, HELLO);
-  t.equal(res.status, 200, res.text);
+  t.equal(res.status, 200, 'status', { body: res.text });
   t.equal((res.body.usage as Record<string, number>).seconds, 1.5);
 });
 

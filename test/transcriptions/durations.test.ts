@@ -2,7 +2,8 @@
 // rates, channel layouts and bit depths (each with an extra LIST chunk before `data`), estimated from
 // the size for other formats; the usage record stores the same seconds.
 import t from 'tap';
-import { listChunk, makeWav, postForm, startTranscriptionGateway } from './helpers.js';
+import { listChunk, makeWav, postForm } from './helpers.js';
+import { startTranscriptionGateway } from './transcription-gateway.js';
 
 const gw = await startTranscriptionGateway();
 t.teardown(() => gw.stop());

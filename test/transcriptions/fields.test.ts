@@ -3,7 +3,8 @@
 // and the key's endpoint and model allowlists.
 import t from 'tap';
 import { fetch, FormData } from 'undici';
-import { AUTH, errorCode, formPost, HELLO_TEXT, makeWav, PATH, postForm, startTranscriptionGateway, type RawPart, type RawResponse } from './helpers.js';
+import { AUTH, errorCode, formPost, HELLO_TEXT, makeWav, PATH, postForm, type RawPart, type RawResponse } from './helpers.js';
+import { startTranscriptionGateway } from './transcription-gateway.js';
 
 const gw = await startTranscriptionGateway();
 t.teardown(() => gw.stop());
@@ -22,7 +23,7 @@ t.test('model: omitted and the default names use the configured default model', 
   for (const model of [undefined, 'gateway-auto', 'whisper-1', 'gpt-4o-transcribe', 'gpt-4o-mini-transcribe']) {
     await gw.clearSim();
     const res = await postForm(gw.url, model === undefined ? {} : { model }, HELLO);
-    t.equal(res.status, 200, `${model ?? 'omitted'}: ${res.text}`);
+    t.equal(res.status, 200, `${model ?? 'omitted'}`, { body: res.text });
     t.equal(res.body.text, HELLO_TEXT);
     t.equal((await upstreamFields()).model, 'gpt-4o-transcribe', `${model ?? 'omitted'} → the default model's deployment`);
     records.set(res.headers.get('x-request-id')!, model ?? null);
@@ -35,7 +36,7 @@ t.test('model: omitted and the default names use the configured default model', 
 
 t.test('model: another catalog id is used directly when it takes audio', async (t) => {
   const res = await postForm(gw.url, { model: 'openai/whisper-minute' }, HELLO);
-  t.equal(res.status, 200, res.text);
+  t.equal(res.status, 200, 'status', { body: res.text });
   t.equal((await upstreamFields()).model, 'whisper-1');
   const direct = await postForm(gw.url, { model: 'openai/gpt-4o-transcribe' }, HELLO);
   t.equal(direct.status, 200);

@@ -2,7 +2,8 @@
 // legacy top-level call_name, per-key precedence, limits and error codes; checked on the usage
 // record through `bin/gateway credits usage`.
 import t from 'tap';
-import { makeWav, postForm, startTranscriptionGateway } from './helpers.js';
+import { makeWav, postForm } from './helpers.js';
+import { startTranscriptionGateway } from './transcription-gateway.js';
 
 const gw = await startTranscriptionGateway();
 t.teardown(() => gw.stop());
@@ -38,7 +39,7 @@ t.test('labels are stored on the usage record by the precedence rules', async (t
   const ids = new Map<string, Case>();
   for (const c of accepted) {
     const res = await postForm(gw.url, c.fields, HELLO);
-    t.equal(res.status, 200, `${c.name}: ${res.text}`);
+    t.equal(res.status, 200, `${c.name}`, { body: res.text });
     ids.set(res.headers.get('x-request-id')!, c);
   }
   const usage = await gw.usage(ids.keys());

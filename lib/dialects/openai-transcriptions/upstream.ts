@@ -1,21 +1,21 @@
 // The upstream side of a transcription: the multipart request body (generated here, streamed from
-// the spooled file, so each failover attempt re-reads the file instead of holding it in memory), and
+// the spooled upload, so each failover attempt re-reads it instead of holding it in memory), and
 // the upstream's answer read back into text and usage.
 //
 // The gateway always asks the upstream for `response_format=json` (the only format that carries
 // usage) and renders the client's format itself.
 import { randomBytes } from 'node:crypto';
-import { createReadStream } from 'node:fs';
 import { Readable } from 'node:stream';
 import type { JsonObject, JsonValue } from '../../chunks.js';
 import { GatewayError } from '../../errors.js';
 import { parseStrict } from '../../json/strict-parse.js';
 
 export interface UpstreamFile {
-  path: string;
   filename: string;
   mimeType: string;
   bytes: number;
+  /** the file's bytes from the start, read anew for each attempt */
+  open(): AsyncIterable<Buffer>;
 }
 
 export interface MultipartBody {
@@ -49,7 +49,7 @@ export function multipartBody(fields: readonly (readonly [string, string])[], fi
   const tail = Buffer.from(`\r\n--${boundary}--\r\n`, 'latin1');
   async function* parts(): AsyncGenerator<Buffer> {
     yield headBytes;
-    for await (const chunk of createReadStream(file.path)) yield chunk as Buffer;
+    yield* file.open();
     yield tail;
   }
   return {

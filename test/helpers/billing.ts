@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { costUnits, pricingFromConfig } from '../../lib/pricing.js';
 import type { Pricing } from '../../lib/config.js';
-import { baseConfig, TEST_KEY, withModels } from '../helpers/gateway.js';
+import { baseConfig, TEST_KEY, withModels } from './gateway.js';
 
 export { TEST_KEY };
 
@@ -24,7 +24,7 @@ export function billModel(id: string, upstream: string, extra: Record<string, un
     pricing: { ...BILL_PRICING },
     input: ['text'],
     contextWindow: 200000,
-    maxOutputTokens: 8192,
+    maxOutputTokens: 32000,
     ...extra,
   };
 }
@@ -95,6 +95,18 @@ export class LedgerView {
   }
   usage(org: string): UsageRow[] {
     return this.db.prepare<[string], UsageRow>('SELECT * FROM usage WHERE org = ? ORDER BY created_at, rowid').all(org);
+  }
+  /**
+   * The usage row of a request, waiting for it: settle runs when the request closes, which may be
+   * just after the client has read the whole answer.
+   */
+  async row(org: string, requestId: string | null, ms = 5000): Promise<UsageRow | undefined> {
+    const end = Date.now() + ms;
+    for (;;) {
+      const row = this.usage(org).find((r) => r.request_id === requestId);
+      if (row || Date.now() >= end) return row;
+      await sleep(20);
+    }
   }
   /** credits granted and added (the credit_events journal) */
   credited(org: string): number {

@@ -1,0 +1,134 @@
+// Claude Code 2.1.330 (`claude -p`) against bin/gateway, inside a loopback-only network namespace,
+// with the simulated provider behind the gateway. The demo model calls Bash with
+// `echo gateway-tool-ok`; Claude Code runs it and sends the tool_result; the demo model answers
+// `Tool result received: gateway-tool-ok`, which `claude -p` prints.
+//
+// Run by `npm run test:clients` (which sets GATEWAY_CLIENT_TIER=1; `.ci/run` runs it). Claude Code
+// is installed into .cache/clients on first use. Skipped when the binary cannot be installed or
+// no namespace can be made, except under CI, where that is a failure.
+import t from 'tap';
+import { simSignature } from '../../lib/sim/demo.js';
+import { CLAUDE_CODE_VERSION, ensureClaudeCode, netnsProblem, runScenario, type RunResult, type SimCall } from './claude-code.js';
+
+type Obj = Record<string, unknown>;
+
+const MARKER = 'gateway-tool-ok';
+const ANSWER = `Tool result received: ${MARKER}`;
+const PROMPT = `Run \`echo ${MARKER}\` with the Bash tool and reply with what it printed.`;
+
+function unavailable(): string | null {
+  if (process.env.GATEWAY_CLIENT_TIER !== '1') return 'the Claude Code tier runs with `npm run test:clients`';
+  const ns = netnsProblem();
+  if (ns) return ns;
+  const inst = ensureClaudeCode();
+  t.comment(`claude-code ${CLAUDE_CODE_VERSION}: ${inst.bin ?? 'unavailable'} (${inst.installed ? `installed in ${inst.ms} ms` : 'cached'})`);
+  if (!inst.bin) return inst.reason ?? 'no binary';
+  bin = inst.bin;
+  return null;
+}
+
+let bin = '';
+const why = unavailable();
+if (why !== null && process.env.CI && process.env.GATEWAY_CLIENT_TIER === '1') {
+  t.fail(`the Claude Code tier must run under CI: ${why}`);
+} else if (why !== null) {
+  t.plan(0, why);
+}
+
+const messagesCalls = (r: RunResult): SimCall[] => r.sim.filter((c) => c.method === 'POST' && c.path === '/v1/messages');
+const chatCalls = (r: RunResult): SimCall[] => r.sim.filter((c) => c.method === 'POST' && c.path === '/v1/chat/completions');
+const requestLogs = (r: RunResult): Obj[] => r.gatewayLogs.filter((l) => l.msg === 'request');
+
+/* eslint-disable @typescript-eslint/no-explicit-any */
+/** The run ended well: exit 0, the final answer printed, no API error. */
+function assertCompleted(t: any, r: RunResult): void {
+  t.comment(`$ ${r.command}\n  → exit ${r.exit} in ${r.ms} ms`);
+  t.notOk(r.error, `runner error: ${r.error ?? ''}`);
+  t.equal(r.exit, 0, `claude exit code (stderr: ${r.stderr.slice(-1500)})`);
+  t.ok(r.ms < 120_000, `within the timeout (${r.ms} ms)`);
+  t.match(r.stdout, ANSWER, `stdout carries the model's final answer: ${JSON.stringify(r.stdout.slice(-500))}`);
+  t.notMatch(r.stderr, /API Error/, 'no API error on stderr');
+}
+
+/** Two gateway requests on /v1/messages, both 200, served by `model`. */
+function assertGatewayRequests(t: any, r: RunResult, model: string): void {
+  const logs = requestLogs(r);
+  t.same(logs.map((l) => [l.endpoint, l.status, l.model]), [['messages', 200, model], ['messages', 200, model]], 'the gateway served two Messages requests');
+}
+/* eslint-enable @typescript-eslint/no-explicit-any */
+
+/** The assistant tool call and the tool result of a Messages conversation. */
+function toolTurn(body: Obj): { toolUse?: Obj; result?: Obj; thinking?: Obj } {
+  const msgs = (body.messages as Obj[]).filter((m) => m.role !== 'system');
+  const blocks = (m: Obj | undefined): Obj[] => (Array.isArray(m?.content) ? (m.content as Obj[]) : []);
+  const assistant = msgs.find((m) => m.role === 'assistant');
+  return {
+    toolUse: blocks(assistant).find((b) => b.type === 'tool_use'),
+    thinking: blocks(assistant).find((b) => b.type === 'thinking'),
+    result: blocks(msgs.at(-1)).find((b) => b.type === 'tool_result'),
+  };
+}
+
+const resultText = (b: Obj | undefined): string => (typeof b?.content === 'string' ? b.content : JSON.stringify(b?.content ?? ''));
+
+if (why === null) {
+  t.test('(a) a Claude model served natively: one Bash call, then the final answer', async (t) => {
+    const r = await runScenario(bin, { prompt: PROMPT, args: [] });
+    assertCompleted(t, r);
+    assertGatewayRequests(t, r, 'anthropic/claude-opus-5.5');
+    const calls = messagesCalls(r);
+    t.equal(calls.length, 2, 'the provider got the first turn and the tool-result turn');
+    const [first, second] = calls;
+    t.equal(first?.body.model, 'claude-opus-5-5', "Claude Code's default model id, resolved and forwarded");
+    t.ok((first?.body.tools as Obj[]).some((x) => x.name === 'Bash'), 'Bash offered');
+    const turn = toolTurn(second!.body);
+    t.match(turn.toolUse, { name: 'Bash', input: { command: `echo ${MARKER}` } }, 'the Bash call went back');
+    t.equal(turn.result?.tool_use_id, turn.toolUse?.id);
+    t.match(resultText(turn.result), MARKER, 'with the command output');
+    t.match(String(first?.headers['anthropic-beta'] ?? ''), /claude-code-20250219/, 'betas forwarded');
+  });
+
+  t.test('(b) a model served by an OpenAI-Chat deployment (--model openai/gpt-5)', async (t) => {
+    const r = await runScenario(bin, { prompt: PROMPT, args: ['--model', 'openai/gpt-5'] });
+    assertCompleted(t, r);
+    assertGatewayRequests(t, r, 'openai/gpt-5');
+    const calls = chatCalls(r);
+    t.equal(calls.length, 2, 'two Chat Completions calls upstream');
+    t.equal(messagesCalls(r).length, 0);
+    const [first, second] = calls;
+    t.equal(first?.body.model, 'gpt-5');
+    t.ok((first?.body.tools as Obj[]).some((x) => (x.function as Obj | undefined)?.name === 'Bash'), 'Bash offered as a function');
+    const msgs = second!.body.messages as Obj[];
+    const assistant = msgs.find((m) => m.role === 'assistant');
+    const call = (assistant?.tool_calls as Obj[] | undefined)?.[0];
+    t.match(call, { type: 'function', function: { name: 'Bash' } });
+    t.same(JSON.parse(String((call?.function as Obj).arguments)), { command: `echo ${MARKER}`, description: 'Print a marker' });
+    t.match(msgs.at(-1), { role: 'tool', tool_call_id: call?.id }, 'the tool result as a tool message');
+    t.match(JSON.stringify(msgs.at(-1)?.content), MARKER);
+  });
+
+  t.test('(c) thinking round trip: the signed block goes back and the provider verifies it', async (t) => {
+    const r = await runScenario(bin, { prompt: PROMPT, args: ['--model', 'sonnet'] });
+    assertCompleted(t, r);
+    assertGatewayRequests(t, r, 'anthropic/claude-sonnet-5.5');
+    const [first, second] = messagesCalls(r);
+    t.equal(first?.body.model, 'claude-sonnet-5-5', '--model sonnet is claude-sonnet-5-5');
+    t.match(first?.body.thinking, { type: 'adaptive' }, 'Claude Code asks for adaptive thinking');
+    const { thinking } = toolTurn(second!.body);
+    t.ok(thinking, 'the second request carries the thinking block back');
+    t.match(thinking?.thinking, /^Thinking about: /);
+    t.equal(thinking?.signature, simSignature('claude-sonnet-5-5', String(thinking?.thinking)), 'with its signature, byte-identical (the provider verified it)');
+  });
+
+  t.test('(d) --model gateway-auto', async (t) => {
+    const r = await runScenario(bin, { prompt: PROMPT, args: ['--model', 'gateway-auto'] });
+    assertCompleted(t, r);
+    assertGatewayRequests(t, r, 'anthropic/claude-sonnet-5');
+    const calls = messagesCalls(r);
+    t.equal(calls.length, 2);
+    t.same(calls.map((c) => c.body.model), ['claude-sonnet-5', 'claude-sonnet-5'], 'both turns routed to the same model (the session keeps it)');
+    const { thinking } = toolTurn(calls[1]!.body);
+    t.ok(thinking, 'the replayed thinking went back to the model that signed it');
+    t.equal(thinking?.signature, simSignature('claude-sonnet-5', String(thinking?.thinking)));
+  });
+}
