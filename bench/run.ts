@@ -73,7 +73,7 @@ const { values: args } = parseArgs({
 
 const quick = args.quick === true;
 const timing: Timing = quick
-  ? { warm: 0.5, rounds: 1, seconds: 1.5, paced: 1, pace: 1000, ttftN: 40, ttftMaxMs: 1500 }
+  ? { warm: 0.3, rounds: 1, seconds: 1, paced: 0.5, pace: 1000, ttftN: 20, ttftMaxMs: 800 }
   : { warm: 2, rounds: 3, seconds: 9, paced: 4, pace: 1000, ttftN: 300, ttftMaxMs: 6000 };
 if (args.seconds) timing.seconds = Math.max(0.5, Number(args.seconds));
 const CONNECTIONS = Number(args.connections ?? 16);

@@ -244,6 +244,12 @@ async function fire(url: string, plan: Plan): Promise<Result> {
 t.test('300 simultaneous requests against a balance that covers only part of them', async (t) => {
   const store = fileStoreConfig(MODELS, {
     orgs: [{ id: 'acme', credits: CREDITS_USD, projects: [{ id: 'web', environments: [{ id: 'production' }] }] }],
+    // one process serves the burst and the simulated provider: on a loaded machine the default test
+    // timeouts (3 s) would turn successes into upstream timeouts; this test is not about timeouts
+    providers: [
+      { id: 'sim-anthropic', protocol: 'anthropic', simulated: true, timeoutMs: 60_000, idleTimeoutMs: 60_000 },
+      { id: 'sim-openai', protocol: 'openai', simulated: true, timeoutMs: 60_000, idleTimeoutMs: 60_000 },
+    ],
   });
   const gw = await startGateway(store.config);
   t.teardown(() => gw.stop('SIGKILL'));

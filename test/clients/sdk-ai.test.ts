@@ -49,7 +49,7 @@ function requestLogs(from: number): Record<string, unknown>[] {
 }
 
 async function settleLogs(from: number, n: number): Promise<Record<string, unknown>[]> {
-  for (let i = 0; i < 50 && requestLogs(from).length < n; i++) await new Promise((r) => setTimeout(r, 20));
+  for (let i = 0; i < 250 && requestLogs(from).length < n; i++) await new Promise((r) => setTimeout(r, 20));
   return requestLogs(from);
 }
 
@@ -76,6 +76,7 @@ for (const p of paths) {
     t.test('streamText with a tool', async (t) => {
       await gw.clearSim();
       executed.length = 0;
+      const from = gw.logs.length;
       const errors: unknown[] = [];
       const r = streamText({
         model: p.model(), prompt: 'Weather in Rome?', tools: { weather }, stopWhen: stepCountIs(3), maxOutputTokens: 1024, maxRetries: 0,
@@ -92,6 +93,8 @@ for (const p of paths) {
       t.equal((await r.steps).length, 2);
       t.same(executed, ['x']);
       t.equal((await gw.simRequests()).filter((s) => s.path === p.upstream).length, 2);
+      const logs = await settleLogs(from, 2);
+      t.same(logs.map((l) => [l.endpoint, l.status]), [[p.endpoint, 200], [p.endpoint, 200]], 'two 200s on the gateway');
     });
   });
 }
