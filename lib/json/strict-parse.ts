@@ -5,8 +5,10 @@
 // segments, formatted only when throwing.
 import type { JsonObject, JsonValue } from '../chunks.js';
 import { formatPath } from './path.js';
+import { findInvalidUtf8 } from './utf8.js';
 
 export { formatPath } from './path.js';
+export { findInvalidUtf8 } from './utf8.js';
 
 export class JsonSyntaxError extends Error {
   /** path of the value where the error is, '' for the root (shown as "(root)" in the message) */
@@ -332,41 +334,6 @@ function parseNumber(): number {
   const n = Number(src.slice(start, i));
   if (n === Infinity || n === -Infinity) fail('number out of range (not finite)', start);
   return n;
-}
-
-/**
- * Offset of the first byte that starts an ill-formed UTF-8 sequence (overlong, lone continuation,
- * truncated, surrogate, above U+10FFFF), or -1 when the bytes are well-formed.
- */
-export function findInvalidUtf8(b: Uint8Array): number {
-  const n = b.length;
-  let i = 0;
-  while (i < n) {
-    const c = b[i] as number;
-    if (c < 0x80) {
-      i++;
-      continue;
-    }
-    let need: number;
-    let lo = 0x80;
-    let hi = 0xbf;
-    if (c >= 0xc2 && c <= 0xdf) need = 1;
-    else if (c >= 0xe0 && c <= 0xef) {
-      need = 2;
-      if (c === 0xe0) lo = 0xa0;
-      else if (c === 0xed) hi = 0x9f;
-    } else if (c >= 0xf0 && c <= 0xf4) {
-      need = 3;
-      if (c === 0xf0) lo = 0x90;
-      else if (c === 0xf4) hi = 0x8f;
-    } else return i;
-    if (i + need >= n) return i;
-    const c1 = b[i + 1] as number;
-    if (c1 < lo || c1 > hi) return i;
-    for (let k = 2; k <= need; k++) if (((b[i + k] as number) & 0xc0) !== 0x80) return i;
-    i += need + 1;
-  }
-  return -1;
 }
 
 // Slow path, only for invalid input: parse the well-formed prefix before the bad byte. A syntax error

@@ -2,32 +2,9 @@
 // usage and stop-reason tables in both directions, canonical block ⇄ wire block, and the
 // provider-private envelope keys that never reach a client. Used by the decoders and both encoders.
 import type { CanonicalBlock, JsonObject, JsonValue, NativeFrame, StopReason, Usage } from '../../chunks.js';
-import { createError, type GatewayError } from '../../errors.js';
-import { JsonSyntaxError, parseStrict } from '../../json/strict-parse.js';
+import { integrityError, isObject } from '../upstream-json.js';
 
-/** GW_ERR_INTEGRITY with a precise detail ("The provider response failed an integrity check: <detail>"). */
-export function integrityError(detail: string, cause?: unknown): GatewayError {
-  const err = createError('GW_ERR_INTEGRITY', detail, cause === undefined ? undefined : { cause });
-  err.providerWork = true;
-  return err;
-}
-
-export function isObject(value: JsonValue | undefined): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** Strictly parse provider JSON that must be an object (duplicate keys, NaN/Infinity → integrity error). */
-export function parseObject(text: string, what: string): JsonObject {
-  let value: JsonValue;
-  try {
-    value = parseStrict(text);
-  } catch (err) {
-    if (err instanceof JsonSyntaxError) throw integrityError(`${what}: invalid JSON at ${err.path || '(root)'}: ${err.reason}`, err);
-    throw integrityError(`${what}: invalid JSON`, err);
-  }
-  if (!isObject(value)) throw integrityError(`${what}: expected a JSON object`);
-  return value;
-}
+export { integrityError, isObject, parseObject } from '../upstream-json.js';
 
 export function objectField(obj: JsonObject, key: string, where: string): JsonObject {
   const value = obj[key];

@@ -2,43 +2,13 @@
 // checks, finish_reason and usage → canonical, and an in-band `{error: {...}}` → GatewayError.
 // Used by the stream decoder (events.ts) and the non-streaming decoder (message.ts).
 import type { JsonObject, JsonValue, NativeFrame, StopReason, Usage } from '../../chunks.js';
-import { createError, GatewayError, type ErrorCode } from '../../errors.js';
-import { JsonSyntaxError, parseStrict } from '../../json/strict-parse.js';
+import { GatewayError, type ErrorCode } from '../../errors.js';
+import { integrityError, isObject } from '../upstream-json.js';
 
-/** GW_ERR_INTEGRITY with a precise detail; provider work has happened. */
-export function integrityError(detail: string, cause?: unknown): GatewayError {
-  const err = createError('GW_ERR_INTEGRITY', detail, cause === undefined ? undefined : { cause });
-  err.providerWork = true;
-  return err;
-}
-
-export function isObject(value: JsonValue | undefined): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** Strictly parse provider JSON that must be an object (duplicate keys, NaN/Infinity → integrity error). */
-export function parseObject(text: string, what: string): JsonObject {
-  let value: JsonValue;
-  try {
-    value = parseStrict(text);
-  } catch (err) {
-    if (err instanceof JsonSyntaxError) throw integrityError(`${what}: invalid JSON at ${err.path || '(root)'}: ${err.reason}`, err);
-    throw integrityError(`${what}: invalid JSON`, err);
-  }
-  if (!isObject(value)) throw integrityError(`${what}: expected a JSON object`);
-  return value;
-}
+export { integrityError, isObject, parseObject, optionalString } from '../upstream-json.js';
 
 export function chatFrame(event: string, data: string, parsed: JsonObject): NativeFrame {
   return { dialect: 'openai-chat', event, data, parsed };
-}
-
-/** A string field that may be absent or null (undefined then); anything else is an integrity error. */
-export function optionalString(obj: JsonObject, key: string, where: string): string | undefined {
-  const value = obj[key];
-  if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'string') throw integrityError(`${where}.${key} must be a string or null`);
-  return value;
 }
 
 export function indexOf(obj: JsonObject, where: string): number {

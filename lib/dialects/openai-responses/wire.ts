@@ -1,11 +1,11 @@
 // Shared pieces of the upstream side of the Responses wire format: native frames, field checks,
 // usage and the stop reason of a finished Response object, and in-band errors → GatewayError.
-// Strict parsing and integrity errors are the Anthropic decoder's (lib/dialects/anthropic/wire.ts).
+// Strict parsing and integrity errors: lib/dialects/upstream-json.ts.
 import type { JsonObject, JsonValue, NativeFrame, StopReason, Usage } from '../../chunks.js';
 import { GatewayError } from '../../errors.js';
-import { integrityError, isObject } from '../anthropic/wire.js';
+import { integrityError, isObject, optionalString } from '../upstream-json.js';
 
-export { integrityError, isObject, parseObject } from '../anthropic/wire.js';
+export { integrityError, isObject, parseObject, optionalString } from '../upstream-json.js';
 
 export function responsesFrame(event: string, data: string, parsed: JsonObject): NativeFrame {
   return { dialect: 'openai-responses', event, data, parsed };
@@ -20,14 +20,6 @@ export function requireObject(obj: JsonObject, key: string, where: string): Json
 export function requireString(obj: JsonObject, key: string, where: string): string {
   const value = obj[key];
   if (typeof value !== 'string' || value === '') throw integrityError(`${where}.${key} must be a non-empty string`);
-  return value;
-}
-
-/** A string field that may be absent or null (undefined then); anything else is an integrity error. */
-export function optionalString(obj: JsonObject, key: string, where: string): string | undefined {
-  const value = obj[key];
-  if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'string') throw integrityError(`${where}.${key} must be a string or null`);
   return value;
 }
 
