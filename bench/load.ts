@@ -205,3 +205,51 @@ export async function measureTtft(baseUrl: string, spec: HttpRequestSpec, n: num
   };
   return { firstByte: q(fb), firstToken: q(ft), total: q(tot), n: tot.length, failed };
 }
+
+/**
+ * Open-loop paced load: requests start at random (exponential) intervals averaging `rate` per
+ * second, on a pool of `connections`, whatever the answers take; latency runs from each request's
+ * scheduled start to the end of its answer. Unlike a closed loop, nothing queues at moderate rates,
+ * so this is the latency a target adds, not its throughput restated.
+ */
+export async function runPaced(baseUrl: string, spec: HttpRequestSpec, o: { connections: number; seconds: number; rate: number }): Promise<LoadResult> {
+  const pool = new Pool(new URL(baseUrl).origin, { connections: o.connections, pipelining: 1 });
+  const lat: number[] = [];
+  let failed = 0;
+  const statuses: Record<string, number> = {};
+  const started = performance.now();
+  const end = started + o.seconds * 1000;
+  const inflight = new Set<Promise<void>>();
+  let next = started;
+  try {
+    for (let i = 0; i < o.rate * o.seconds * 2 && next < end; i++) {
+      next += (-Math.log(1 - Math.random()) * 1000) / o.rate;
+      const wait = next - performance.now();
+      if (wait > 1) await new Promise((r) => setTimeout(r, wait));
+      const t0 = next;
+      const p: Promise<void> = pool
+        .request({ path: spec.path, method: 'POST', headers: spec.headers, body: spec.body, headersTimeout: 30_000, bodyTimeout: 30_000 })
+        .then(async (res) => {
+          for await (const _chunk of res.body) {
+            // read the whole answer
+          }
+          if (res.statusCode >= 200 && res.statusCode < 300) lat.push(performance.now() - t0);
+          else {
+            failed++;
+            statuses[res.statusCode] = (statuses[res.statusCode] ?? 0) + 1;
+          }
+        })
+        .catch(() => {
+          failed++;
+        })
+        .finally(() => inflight.delete(p));
+      inflight.add(p);
+    }
+    await Promise.all(inflight);
+  } finally {
+    await pool.close();
+  }
+  const seconds = (performance.now() - started) / 1000;
+  const sorted = lat.sort((a, b) => a - b);
+  return { rps: lat.length / seconds, ok: lat.length, failed, statuses, p50: percentile(sorted, 50), p90: percentile(sorted, 90), p99: percentile(sorted, 99), seconds };
+}

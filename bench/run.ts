@@ -15,9 +15,10 @@ import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
 import { benchConfig } from './gateway-config.js';
 import { BENCH_KEY } from './bodies.js';
-import { answerProblem, measureTtft, probe, runLoad, type LoadResult } from './load.js';
-import { cpuSeconds, freePort, hasTaskset, peakRss, pinSelf, resetPeak, rssSampler, startProc, type Proc } from './procs.js';
-import { noiseMeter, quietCheck, type NoiseSample } from './quiet.js';
+import { answerProblem, probe, runLoad } from './load.js';
+import { runHttp, type Timing } from './http-phases.js';
+import { freePort, hasTaskset, pinSelf, startProc, type Proc } from './procs.js';
+import { quietCheck } from './quiet.js';
 import { checkTargets, formatTargets, markdownTable } from './table.js';
 import { formatSummary, summariseFile } from './profile-summary.js';
 import type { BenchEnv, HttpScenario, Row, Scenario, Target } from './scenario.js';
@@ -45,16 +46,6 @@ async function loadScenarios(): Promise<Scenario[]> {
   return list;
 }
 
-interface Timing {
-  warm: number;
-  /** the throughput phase is split into this many rounds, alternating between the targets */
-  rounds: number;
-  seconds: number;
-  paced: number;
-  pace: number;
-  ttftN: number;
-  ttftMaxMs: number;
-}
 
 const { values: args } = parseArgs({
   options: {
@@ -90,10 +81,6 @@ process.once('SIGINT', () => {
   stopAll().finally(() => process.exit(130));
 });
 
-function noiseText(n: NoiseSample): string {
-  return [...n.foreign].map(([, v]) => v.toFixed(0)).join('/');
-}
-
 async function startGateway(dir: string, upstreamUrl: string, o: { logLevel: string; name: string; cpu: number | null; profileDir?: string }): Promise<Proc> {
   const configFile = join(dir, `${o.name}.config.json`);
   writeFileSync(configFile, JSON.stringify(benchConfig({ upstreamUrl, storeFile: join(dir, `${o.name}.db`), logLevel: o.logLevel }), null, 2));
@@ -103,120 +90,6 @@ async function startGateway(dir: string, upstreamUrl: string, o: { logLevel: str
   const p = await startProc({ name: o.name, script: GATEWAY_BIN, args: ['--config', configFile, '--host', '127.0.0.1', '--port', String(port)], nodeArgs, cpu: o.cpu, logFile: join(dir, `${o.name}.log`), cwd: dir, port });
   procs.push(p);
   return p;
-}
-
-interface Measured {
-  load: LoadResult;
-  cpu: number;
-  peak: number;
-  noise: NoiseSample;
-}
-
-/** The closed-loop throughput phase, with the target's CPU time, peak RSS and the machine's other load. */
-async function measureLoad(env: BenchEnv, t: Target, spec: ReturnType<HttpScenario['request']>, seconds: number): Promise<Measured> {
-  const hwm = resetPeak(t.pid);
-  const sampler = rssSampler(t.pid, 200);
-  const cpu0 = cpuSeconds(t.pid);
-  const meter = noiseMeter(env.ours());
-  const load = await runLoad(t.url, spec, { connections: env.connections, seconds });
-  const noise = meter.end();
-  const cpu = cpuSeconds(t.pid) - cpu0;
-  const sampled = sampler.stop();
-  return { load, cpu, peak: hwm ? Math.max(peakRss(t.pid), sampled) : sampled, noise };
-}
-
-async function runHttp(env: BenchEnv, sc: HttpScenario, targets: Target[], ref?: Row): Promise<Row[]> {
-  const spec = sc.request(env);
-  const rows: Row[] = [];
-  const measured: { t: Target; row: Row; m: Measured }[] = [];
-  // 1. closed loop at N connections: throughput, CPU, memory. The phase is split into rounds that
-  // alternate between the targets; each target's best round is reported (as json-parse.ts does),
-  // so that a burst of other load on the machine biases neither target.
-  const live: Target[] = [];
-  for (const t of targets) {
-    const p = await probe(t.url, spec).catch((err: unknown) => ({ status: 0, body: String(err), ms: 0 }));
-    const problem = answerProblem(p, sc.stream);
-    if (problem) {
-      log(`  ${sc.name} → ${t.name}: SKIPPED, the probe request failed: ${problem}`);
-      rows.push({ scenario: sc.name, target: t.name, notes: [], skipped: `requests fail: ${problem}` });
-      continue;
-    }
-    log(`  ${sc.name} → ${t.name}: warm-up ${timing.warm}s`);
-    await runLoad(t.url, spec, { connections: env.connections, seconds: timing.warm });
-    live.push(t);
-  }
-  const rounds = new Map<Target, Measured[]>(live.map((t) => [t, []]));
-  const perRound = timing.seconds / timing.rounds;
-  for (let r = 0; r < timing.rounds; r++) {
-    for (const t of live) {
-      log(`  ${sc.name} → ${t.name}: load round ${r + 1}/${timing.rounds}, ${perRound.toFixed(1)}s at ${env.connections} connections`);
-      rounds.get(t)!.push(await measureLoad(env, t, spec, perRound));
-    }
-  }
-  for (const t of live) {
-    const all = rounds.get(t)!;
-    const m = all.reduce((best, x) => (x.load.rps > best.load.rps ? x : best));
-    const cpuPerReq = Math.min(...all.map((x) => (x.cpu * 1e6) / Math.max(1, x.load.ok)));
-    const row: Row = {
-      scenario: sc.name,
-      target: t.name,
-      rps: m.load.rps,
-      p50: m.load.p50,
-      p99: m.load.p99,
-      cpuUsPerReq: cpuPerReq,
-      cpuPct: (100 * m.cpu) / m.load.seconds,
-      peakRssMB: Math.max(...all.map((x) => x.peak)) / 1048576,
-      noise: noiseText(m.noise),
-      notes: [],
-      extra: {
-        rounds: all.map((x) => ({ rps: x.load.rps, p50: x.load.p50, p99: x.load.p99, cpuSeconds: x.cpu, ok: x.load.ok, failed: x.load.failed, foreign: Object.fromEntries(x.noise.foreign) })),
-        load: m.load,
-      },
-    };
-    if (timing.rounds > 1) row.notes.push(`best of ${timing.rounds} rounds: ${all.map((x) => Math.round(x.load.rps)).join('/')} req/s`);
-    rows.push(row);
-    measured.push({ t, row, m });
-  }
-  // 2. paced, at the same rate for every target (well below the slowest one's capacity): latency
-  // without queueing; then time to first token at concurrency 1
-  const slowest = Math.min(...measured.map((x) => x.m.load.rps), ref?.rps ?? Infinity);
-  const rate = Math.max(20, Math.min(timing.pace, Math.floor(slowest * 0.3)));
-  for (const { t, row, m } of measured) {
-    log(`  ${sc.name} → ${t.name}: paced ${timing.paced}s at ${rate}/s${sc.stream ? `, TTFT ×${timing.ttftN}` : ''}`);
-    const paced = await runLoad(t.url, spec, { connections: env.connections, seconds: timing.paced, rate });
-    const ttft = sc.stream ? await measureTtft(t.url, spec, timing.ttftN, timing.ttftMaxMs) : undefined;
-    row.pacedP50 = paced.p50;
-    row.pacedP99 = paced.p99;
-    row.extra = { ...row.extra, paced, pacedRate: rate, ttft };
-    if (ttft) {
-      row.ttft = ttft.firstToken.p50;
-      row.ttftP99 = ttft.firstToken.p99;
-    }
-    const all = rounds.get(t) ?? [m];
-    const failed = all.reduce((n, x) => n + x.load.failed, 0) + paced.failed + (ttft?.failed ?? 0);
-    if (failed > 0) row.notes.push(`${failed} failed responses ${JSON.stringify(Object.assign({}, ...all.map((x) => x.load.statuses), paced.statuses))}`);
-  }
-  const bare = ref ?? measured.find((x) => x.t.name === 'bare')?.row;
-  if (bare && !bare.skipped) {
-    for (const { row } of measured) {
-      if (row.target === 'bare') continue;
-      compare(row, bare);
-      row.notes.unshift(`saturated p50/p99 ${row.satAddP50! >= 0 ? '+' : ''}${row.satAddP50!.toFixed(2)}/${row.satAddP99! >= 0 ? '+' : ''}${row.satAddP99!.toFixed(2)} ms; paced at ${rate}/s`);
-    }
-  }
-  return rows;
-}
-
-/** gateway figures relative to the bare proxy's in the same run */
-function compare(row: Row, bare: Row): void {
-  row.ratio = row.rps! / bare.rps!;
-  row.satAddP50 = row.p50! - bare.p50!;
-  row.satAddP99 = row.p99! - bare.p99!;
-  if (row.pacedP50 !== undefined && bare.pacedP50 !== undefined) {
-    row.addP50 = row.pacedP50 - bare.pacedP50;
-    row.addP99 = row.pacedP99! - bare.pacedP99!;
-  }
-  if (row.ttft !== undefined && bare.ttft !== undefined) row.addTtft = row.ttft - bare.ttft;
 }
 
 function billingCheck(dbFile: string): string {
@@ -347,7 +220,7 @@ async function main(): Promise<number> {
     }
     log(`[${((Date.now() - started) / 1000).toFixed(0)}s] ${sc.name}: ${sc.title}`);
     try {
-      rows.push(...(sc.kind === 'http' ? await runHttp(env, sc, [bare, gateway]) : await sc.run(env)));
+      rows.push(...(sc.kind === 'http' ? await runHttp(env, sc, [bare, gateway], timing) : await sc.run(env)));
     } catch (err) {
       harnessErrors++;
       log(`  ${sc.name}: ERROR ${(err as Error).stack ?? String(err)}`);
@@ -360,10 +233,12 @@ async function main(): Promise<number> {
   if (!args['no-info'] && mains.length > 0) {
     const info = await startGateway(dir, upstream.url, { logLevel: 'info', name: 'gateway-info', cpu: sutCpu });
     const infoTarget: Target = { name: 'gateway', url: info.url, pid: info.pid, cpu: sutCpu };
+    const ours = env.ours;
+    env.ours = () => [...ours(), { pid: info.pid, cpu: sutCpu }];
     for (const sc of mains) {
       log(`[${((Date.now() - started) / 1000).toFixed(0)}s] ${sc.name} with logLevel info`);
       const bareRow = rows.find((r) => r.scenario === sc.name && r.target === 'bare' && !r.skipped);
-      const [row] = await runHttp({ ...env, gateway: infoTarget }, sc, [infoTarget], bareRow);
+      const [row] = await runHttp(env, sc, [infoTarget], timing, bareRow);
       if (!row) continue;
       row.target = 'gateway, log info';
       const at = rows.findIndex((r) => r.scenario === sc.name && r.target === 'gateway');

@@ -4,6 +4,7 @@ import type { Config } from './config.js';
 import { Chain } from './pipeline.js';
 import { validateMessagesRequest } from './dialects/anthropic/validate.js';
 import { validateChatRequest } from './dialects/openai-chat/validate.js';
+import { validateResponsesRequest } from './dialects/openai-responses/client-validate.js';
 import { parseBody } from '../stages/parse-body.js';
 import { validate, type Validator } from '../stages/validate.js';
 import { route } from '../stages/route.js';
@@ -43,6 +44,10 @@ export function buildMessagesChain(config: Config): Chain<Buffer, string> {
 
 export function buildChatChain(config: Config): Chain<Buffer, string> {
   return generationChain(config, validate((raw) => validateChatRequest(raw.value, { defaultEffortOnAuto: true })));
+}
+
+export function buildResponsesChain(config: Config): Chain<Buffer, string> {
+  return generationChain(config, validate((raw) => validateResponsesRequest(raw.value, { defaultEffortOnAuto: true })));
 }
 
 export function buildCountTokensChain(config: Config): Chain<Buffer, string> {

@@ -8,7 +8,7 @@ import { GatewayError } from './errors.js';
 import { authenticate, requireScope } from './auth.js';
 import { Chain } from './pipeline.js';
 import { validateMessagesHeaders, validateMessagesQuery } from './dialects/anthropic/headers.js';
-import { buildMessagesChain, buildCountTokensChain, buildChatChain } from './chains.js';
+import { buildMessagesChain, buildCountTokensChain, buildChatChain, buildResponsesChain } from './chains.js';
 import { requireJsonContentType } from './dialects/openai/headers.js';
 import { listModels } from './routes/models.js';
 import { listMcpServers } from './routes/mcp-servers.js';
@@ -120,6 +120,12 @@ export function buildEndpoints(config: Config): void {
     dialect: openAiDialect,
     before: [auth, scope('audio.transcriptions')],
     chain: buildTranscriptionChain(config),
+  });
+  add('POST', '/v1/responses', {
+    name: 'responses',
+    dialect: () => 'openai-responses',
+    before: [auth, scope('responses'), jsonContentType],
+    chain: buildResponsesChain(config),
   });
   routes = { exact, storedResponses: /^\/v1\/responses\/(compact|[^/]+(\/input_items|\/cancel)?)$/ };
 }

@@ -9,6 +9,7 @@ import { anthropicJsonEncode } from './anthropic/encode-json.js';
 import { AnthropicSseEncoder } from './anthropic/encode-sse.js';
 import { chatJsonEncode } from './openai-chat/encode-json.js';
 import { ChatSseEncoder } from './openai-chat/encode-sse.js';
+import { ResponsesSseEncoder, responsesJsonEncode } from './openai-responses/client-encode.js';
 
 export interface SseEncoder {
   /** SSE text for one event; '' when the event has nothing to say to this client */
@@ -35,7 +36,7 @@ export type SseEncoderFactory = (opts: SseEncoderOptions) => SseEncoder;
 export const sseEncoders: Record<DialectName, SseEncoderFactory | undefined> = {
   anthropic: (opts) => new AnthropicSseEncoder(opts),
   'openai-chat': (opts) => new ChatSseEncoder(opts),
-  'openai-responses': undefined,
+  'openai-responses': (opts) => new ResponsesSseEncoder(opts),
   'openai-transcriptions': undefined,
 };
 
@@ -52,6 +53,6 @@ export type JsonEncoderFactory = (opts?: JsonEncodeOptions) => Stage<CanonicalEv
 export const jsonEncoders: Record<DialectName, JsonEncoderFactory | undefined> = {
   anthropic: anthropicJsonEncode,
   'openai-chat': chatJsonEncode,
-  'openai-responses': undefined,
+  'openai-responses': responsesJsonEncode,
   'openai-transcriptions': undefined,
 };

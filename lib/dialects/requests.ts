@@ -6,6 +6,7 @@ import { anthropicNative } from './anthropic/request.js';
 import { chatNative } from './openai-chat/request.js';
 import { anthropicToResponses } from './openai-responses/request-from-messages.js';
 import { chatToResponses } from './openai-responses/request-from-chat.js';
+import { responsesNative, responsesToAnthropic, responsesToChat } from './openai-responses/client-request.js';
 import { chatToAnthropic } from './translate/chat-to-messages.js';
 import { anthropicToChat } from './translate/messages-to-chat.js';
 
@@ -26,6 +27,9 @@ const encoders = new Map<Pair, RequestEncoder>([
   ['openai-chat>chat', chatNative],
   ['anthropic>responses', anthropicToResponses],
   ['openai-chat>responses', chatToResponses],
+  ['openai-responses>messages', responsesToAnthropic],
+  ['openai-responses>chat', responsesToChat],
+  ['openai-responses>responses', responsesNative],
 ]);
 
 export function registerRequestEncoder(source: DialectName, api: Deployment['api'], encoder: RequestEncoder): void {

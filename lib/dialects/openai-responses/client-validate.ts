@@ -1,0 +1,522 @@
+// Validation of a `POST /v1/responses` body before any provider work: one walk over the body, no
+// copy. Failures are GatewayErrors naming the parameter (`param`):
+// - GW_ERR_REQUEST_INVALID (`invalid_request`): malformed values, unknown top-level parameters,
+//   missing or empty `input`, unsupported item types (`item_reference` with the Vercel AI SDK hint),
+//   unknown tool types, an unrecognised reasoning effort (param `reasoning`), a json_schema text
+//   format without name or schema (param `text`);
+// - GW_ERR_PARAM_UNSUPPORTED (`unsupported_parameter`): the stateless rules (`store: true`,
+//   `previous_response_id`, `conversation`, `background: true`, `prompt`, `moderation`,
+//   `context_management`) and `input_audio` parts (param `input`);
+// - GW_ERR_CALL_NAME_INVALID / GW_ERR_END_USER_ID_INVALID for bad labels.
+// Items and parts are checked for the fields the gateway reads; other fields on them (ids, status,
+// annotations, logprobs: what clients echo back) are kept as sent. The result is the
+// CanonicalRequest whose `body` is the input object itself (source 'openai-responses').
+import type { CanonicalRequest, JsonObject, JsonValue, RequestNeeds } from '../../chunks.js';
+import { GatewayError, invalid } from '../../errors.js';
+import { arr, bool, int, isObject, jsonBytes, kind, num, obj, oneOf, shorten, str } from '../anthropic/validate-util.js';
+import { given, validateMetadata } from '../openai-chat/validate-params.js';
+import { decodeAnthropicThinking, isAnthropicEncrypted } from './client-state.js';
+
+export const AUTO_MODEL = 'gateway-auto';
+export const DEFAULT_AUTO_EFFORT = 'high';
+export const EFFORTS = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max'] as const;
+export type ResponsesEffort = Exclude<(typeof EFFORTS)[number], 'max'>;
+const SUMMARIES = ['auto', 'concise', 'detailed'] as const;
+const ENCRYPTED_INCLUDE = 'reasoning.encrypted_content';
+
+const TOP_LEVEL: ReadonlySet<string> = new Set([
+  'input', 'instructions', 'model', 'stream', 'temperature', 'top_p', 'max_output_tokens', 'tools', 'tool_choice',
+  'parallel_tool_calls', 'reasoning', 'text', 'include', 'metadata', 'session_id', 'prompt_cache_key',
+  'prompt_cache_retention', 'prompt_cache_options', 'safety_identifier', 'user', 'truncation', 'stream_options',
+  'service_tier', 'top_logprobs', 'max_tool_calls', 'client_metadata', 'gateway',
+  // stateless rules: accepted as no-ops when off, otherwise unsupported_parameter
+  'store', 'previous_response_id', 'conversation', 'background', 'prompt', 'moderation', 'context_management',
+]);
+
+/** Hosted tools accepted and ignored (decisions §9.10), with their `_preview` and dated variants. */
+const IGNORED_TOOL = /^(?:file_search|code_interpreter|computer_use|computer|image_generation|mcp|tool_search|local_shell)(?:_preview)?(?:_\d{4}_\d{2}_\d{2})?$/;
+const WEB_SEARCH_TOOL = /^web_search(?:_preview)?(?:_\d{4}_\d{2}_\d{2})?$/;
+/** OpenAI's rule for function names */
+const NAME = /^[A-Za-z0-9_.:-]{1,128}$/;
+const MAX_END_USER_ID = 512;
+const MAX_SESSION_ID = 256;
+
+const BYTES_PER_TOKEN = 2;
+const TOKENS_PER_ITEM = 16;
+const TOKENS_PER_IMAGE = 1600;
+/** searches reserved per request with a hosted web_search tool and no `max_tool_calls` */
+const DEFAULT_SEARCH_USES = 5;
+
+/** What translators and encoders read from a validated body (computed once, kept per body). */
+export interface ResponsesFacts {
+  /** the effective effort (`max` read as `xhigh`; the `gateway-auto` default included); undefined: model default */
+  effort: ResponsesEffort | undefined;
+  effortDefaulted: boolean;
+  /** a `reasoning` object was given */
+  reasoningGiven: boolean;
+  summary: string | undefined;
+  /** `include` asks for `reasoning.encrypted_content` */
+  includeEncrypted: boolean;
+  /** every tool the model may call, namespaces unwrapped */
+  functions: JsonObject[];
+  /** names of `custom` tools (freeform input) */
+  customTools: Set<string>;
+  /** client-executed `shell` / `apply_patch` tools */
+  clientTools: { shell: boolean; applyPatch: boolean };
+  webSearch: JsonObject[];
+}
+
+const factsOf = new WeakMap<JsonObject, ResponsesFacts>();
+
+/** Facts of a validated body (validates it first when it was not validated through here). */
+export function responsesFacts(body: JsonObject): ResponsesFacts {
+  const known = factsOf.get(body);
+  if (known !== undefined) return known;
+  validateResponsesRequest(body);
+  return factsOf.get(body)!;
+}
+
+export interface ResponsesValidateOptions {
+  /** on `gateway-auto` (null / omitted model), a request without a reasoning effort gets effort `high`; default true */
+  defaultEffortOnAuto?: boolean;
+}
+
+interface Scan {
+  bytes: number;
+  images: number;
+  items: number;
+  callIds: Set<string>;
+  signedThinking: boolean;
+}
+
+function unsupported(param: string, message: string): GatewayError {
+  return new GatewayError('GW_ERR_PARAM_UNSUPPORTED', `${param}: ${message}`, { param });
+}
+
+const STATELESS = ' This gateway is stateless: send the whole conversation in "input" on every request.';
+
+function rejectStateful(body: JsonObject): void {
+  if (given(body.store) && bool(body.store, 'store')) throw unsupported('store', `responses are never stored; remove "store" or set it to false.${STATELESS}`);
+  if (given(body.previous_response_id)) throw unsupported('previous_response_id', `responses are never stored, so they cannot be continued by id; remove "previous_response_id".${STATELESS}`);
+  if (given(body.conversation)) throw unsupported('conversation', `conversations are not stored; remove "conversation".${STATELESS}`);
+  if (given(body.background) && bool(body.background, 'background')) throw unsupported('background', 'background responses need stored responses; remove "background" or set it to false, and stream instead.');
+  if (given(body.prompt)) throw unsupported('prompt', 'stored prompt templates are not available; remove "prompt" and send the text in "instructions" and "input".');
+  if (given(body.moderation)) throw unsupported('moderation', 'moderation settings are not supported; remove "moderation".');
+  if (given(body.context_management)) throw unsupported('context_management', 'server-side context management (compaction) is not available; remove "context_management".');
+}
+
+/** Validate a parsed body. Returns the canonical request (source 'openai-responses'); throws GatewayError naming the parameter. */
+export function validateResponsesRequest(body: JsonValue, opts: ResponsesValidateOptions = {}): CanonicalRequest {
+  if (!isObject(body)) throw invalid('', `The request body must be a JSON object, got ${kind(body)}.`);
+  for (const key in body) {
+    if (!TOP_LEVEL.has(key)) throw invalid(shorten(key, 80), 'unknown parameter; the Responses endpoint does not accept it. Remove it');
+  }
+  rejectStateful(body);
+
+  const model = given(body.model) ? str(body.model, 'model', 1) : null;
+  const stream = given(body.stream) ? bool(body.stream, 'stream') : false;
+  const scan: Scan = { bytes: 0, images: 0, items: 0, callIds: new Set(), signedThinking: false };
+  if (given(body.instructions)) scan.bytes += Buffer.byteLength(str(body.instructions, 'instructions'), 'utf8');
+  validateInput(body.input, scan);
+
+  const tools = given(body.tools) ? validateTools(body.tools, scan) : { functions: [], customTools: new Set<string>(), clientTools: { shell: false, applyPatch: false }, webSearch: [] };
+  if (given(body.tool_choice)) validateToolChoice(body.tool_choice, tools.functions);
+  if (given(body.parallel_tool_calls)) bool(body.parallel_tool_calls, 'parallel_tool_calls');
+  const maxTokens = given(body.max_output_tokens) ? int(body.max_output_tokens, 'max_output_tokens', 1) : null;
+  if (given(body.temperature)) num(body.temperature, 'temperature', 0, 2);
+  if (given(body.top_p)) num(body.top_p, 'top_p', 0, 1);
+  const reasoning = validateReasoning(body.reasoning);
+  if (given(body.text)) validateText(body.text, scan);
+  const include = given(body.include) ? arr(body.include, 'include').map((v, i) => str(v, `include[${i}]`, 1)) : [];
+  validateIgnored(body);
+  const sessionId = given(body.session_id) ? str(body.session_id, 'session_id', 1, MAX_SESSION_ID).trim() : undefined;
+  if (sessionId === '') throw invalid('session_id', 'must not be blank');
+  const labels = validateLabels(body);
+
+  const auto = model === null || model === AUTO_MODEL;
+  let effort = reasoning.effort;
+  let effortDefaulted = false;
+  if ((opts.defaultEffortOnAuto ?? true) && auto && effort === undefined) {
+    effort = DEFAULT_AUTO_EFFORT;
+    effortDefaulted = true;
+  }
+  factsOf.set(body, {
+    effort,
+    effortDefaulted,
+    reasoningGiven: given(body.reasoning),
+    summary: reasoning.summary,
+    includeEncrypted: include.includes(ENCRYPTED_INCLUDE),
+    ...tools,
+  });
+
+  const modalities = new Set<'text' | 'image' | 'audio'>(['text']);
+  if (scan.images > 0) modalities.add('image');
+  const needs: RequestNeeds = {
+    modalities,
+    tools: tools.functions.length > 0 || tools.clientTools.shell || tools.clientTools.applyPatch,
+    reasoning: effort !== undefined && effort !== 'none',
+    signedThinking: scan.signedThinking,
+  };
+  const maxToolCalls = typeof body.max_tool_calls === 'number' ? body.max_tool_calls : DEFAULT_SEARCH_USES;
+  return {
+    source: 'openai-responses',
+    body,
+    model,
+    stream,
+    maxTokens,
+    thinkingBudget: null,
+    needs,
+    inputTokenBound: Math.ceil(scan.bytes / BYTES_PER_TOKEN) + TOKENS_PER_ITEM * scan.items + TOKENS_PER_IMAGE * scan.images,
+    hostedToolUses: tools.webSearch.length > 0 ? maxToolCalls : 0,
+    labels,
+    forward: sessionId === undefined ? { betas: [], headers: {} } : { betas: [], headers: {}, sessionId },
+  };
+}
+
+// ---- input ------------------------------------------------------------------------------------
+
+const ITEM_REFERENCE_HINT =
+  'item_reference items point at stored items, and this gateway stores nothing: send the full items instead. ' +
+  'The Vercel AI SDK sends them from openai.responses(...) unless providerOptions.openai.store is set to false; set it to false.';
+
+function validateInput(v: JsonValue | undefined, scan: Scan): void {
+  if (!given(v)) throw invalid('input', 'required field is missing; send a string or a non-empty array of input items');
+  if (typeof v === 'string') {
+    if (v === '') throw invalid('input', 'must not be empty');
+    scan.bytes += Buffer.byteLength(v, 'utf8');
+    scan.items++;
+    return;
+  }
+  if (!Array.isArray(v)) throw invalid('input', `must be a string or an array of input items, got ${kind(v)}`);
+  if (v.length === 0) throw invalid('input', 'must hold at least one input item');
+  for (let i = 0; i < v.length; i++) validateItem(v[i], `input[${i}]`, scan);
+}
+
+const MESSAGE_ROLES = ['system', 'developer', 'user', 'assistant', 'tool'] as const;
+
+function itemInvalid(path: string, message: string): GatewayError {
+  return new GatewayError('GW_ERR_REQUEST_INVALID', `${path}: ${message}`, { param: 'input' });
+}
+
+function validateItem(v: JsonValue | undefined, path: string, scan: Scan): void {
+  if (!isObject(v)) throw itemInvalid(path, `must be an input item object, got ${kind(v)}`);
+  scan.items++;
+  const type = v.type === undefined && v.role !== undefined ? 'message' : v.type;
+  if (typeof type !== 'string') throw itemInvalid(`${path}.type`, `must be a string naming the item type, got ${kind(type)}`);
+  switch (type) {
+    case 'message': {
+      const role = oneOf(v.role, `${path}.role`, MESSAGE_ROLES);
+      content(v.content, path, role === 'assistant', scan);
+      return;
+    }
+    case 'function_call':
+    case 'custom_tool_call': {
+      const callId = str(v.call_id, `${path}.call_id`, 1);
+      const name = str(v.name, `${path}.name`, 1);
+      const payload = type === 'function_call' ? str(v.arguments, `${path}.arguments`) : str(v.input, `${path}.input`);
+      scan.callIds.add(callId);
+      scan.bytes += Buffer.byteLength(callId + name + payload, 'utf8') + 32;
+      return;
+    }
+    case 'shell_call':
+    case 'apply_patch_call': {
+      scan.callIds.add(str(v.call_id, `${path}.call_id`, 1));
+      const field = type === 'shell_call' ? 'action' : 'operation';
+      scan.bytes += jsonBytes(obj(v[field], `${path}.${field}`));
+      return;
+    }
+    case 'function_call_output':
+    case 'custom_tool_call_output':
+    case 'shell_call_output':
+    case 'apply_patch_call_output': {
+      const callId = str(v.call_id, `${path}.call_id`, 1);
+      if (!scan.callIds.has(callId)) {
+        throw itemInvalid(`${path}.call_id`, `"${shorten(callId)}" does not match the call_id of an earlier call item in "input". Send the model's call item before its output`);
+      }
+      if (type === 'apply_patch_call_output') {
+        if (given(v.output)) str(v.output, `${path}.output`);
+      } else if (type === 'shell_call_output') {
+        if (v.output === undefined) throw itemInvalid(`${path}.output`, 'required field is missing');
+      } else {
+        toolOutput(v.output, `${path}.output`);
+      }
+      scan.bytes += jsonBytes(v.output ?? null);
+      return;
+    }
+    case 'reasoning':
+      reasoningItem(v, path, scan);
+      return;
+    case 'web_search_call':
+      return; // an echoed hosted search: kept for Responses deployments, dropped elsewhere
+    case 'item_reference':
+      throw itemInvalid(path, ITEM_REFERENCE_HINT);
+    default:
+      throw itemInvalid(`${path}.type`, `item type "${shorten(type)}" is not supported. Supported: message, function_call, function_call_output, reasoning, custom_tool_call(_output), shell_call(_output), apply_patch_call(_output)`);
+  }
+}
+
+function reasoningItem(v: JsonObject, path: string, scan: Scan): void {
+  if (given(v.summary)) {
+    const parts = arr(v.summary, `${path}.summary`);
+    for (let j = 0; j < parts.length; j++) {
+      const p = obj(parts[j], `${path}.summary[${j}]`);
+      scan.bytes += Buffer.byteLength(str(p.text, `${path}.summary[${j}].text`), 'utf8');
+    }
+  }
+  if (!given(v.encrypted_content)) return;
+  const encrypted = str(v.encrypted_content, `${path}.encrypted_content`);
+  scan.bytes += encrypted.length / 4;
+  if (isAnthropicEncrypted(encrypted)) {
+    if (decodeAnthropicThinking(encrypted) === null) {
+      throw itemInvalid(`${path}.encrypted_content`, 'is not reasoning state this gateway returned. Pass encrypted_content back unmodified');
+    }
+    scan.signedThinking = true;
+  }
+}
+
+/** `output` of a function or custom tool call: a string, or input_text parts (image parts are not supported). */
+function toolOutput(v: JsonValue | undefined, path: string): void {
+  if (typeof v === 'string') return;
+  const parts = arr(v, path);
+  for (let j = 0; j < parts.length; j++) {
+    const p = obj(parts[j], `${path}[${j}]`);
+    if (p.type !== 'input_text' && p.type !== 'output_text') {
+      throw itemInvalid(`${path}[${j}].type`, `tool outputs carry text only ("input_text" parts), got ${typeof p.type === 'string' ? `"${shorten(p.type)}"` : kind(p.type)}`);
+    }
+    str(p.text, `${path}[${j}].text`);
+  }
+}
+
+const DETAILS = ['low', 'high', 'auto', 'original'] as const;
+const IMAGE_DATA_URI = /^data:image\/(?:jpeg|jpg|png|gif|webp);base64,./i;
+
+function content(v: JsonValue | undefined, path: string, assistant: boolean, scan: Scan): void {
+  const at = `${path}.content`;
+  if (typeof v === 'string') {
+    scan.bytes += Buffer.byteLength(v, 'utf8');
+    return;
+  }
+  if (!Array.isArray(v)) throw itemInvalid(at, v === undefined ? 'required field is missing' : `must be a string or an array of content parts, got ${kind(v)}`);
+  for (let j = 0; j < v.length; j++) part(v[j], `${at}[${j}]`, assistant, scan);
+}
+
+function part(v: JsonValue | undefined, path: string, assistant: boolean, scan: Scan): void {
+  const p = obj(v, path);
+  switch (p.type) {
+    case 'input_text':
+    case 'output_text':
+      scan.bytes += Buffer.byteLength(str(p.text, `${path}.text`), 'utf8');
+      return;
+    case 'refusal':
+      scan.bytes += Buffer.byteLength(str(p.refusal, `${path}.refusal`), 'utf8');
+      return;
+    case 'input_image':
+      if (assistant) break;
+      imageUrl(p, path);
+      scan.images++;
+      return;
+    case 'input_file': {
+      if (assistant) break;
+      const data = given(p.file_data) ? str(p.file_data, `${path}.file_data`) : '';
+      if (!IMAGE_DATA_URI.test(data)) {
+        throw itemInvalid(`${path}.file_data`, 'only image files are supported, sent as a data:image/...;base64 URI in "file_data" (no file ids, URLs or other file types)');
+      }
+      scan.images++;
+      return;
+    }
+    case 'input_audio':
+      throw new GatewayError('GW_ERR_PARAM_UNSUPPORTED', `${path}: audio input is not supported on the Responses endpoint. Remove the input_audio part, or transcribe it with POST /v1/audio/transcriptions first`, { param: 'input' });
+  }
+  const type = typeof p.type === 'string' ? `"${shorten(p.type)}"` : kind(p.type);
+  const allowed = assistant ? '"output_text", "refusal"' : '"input_text", "input_image", "input_file"';
+  throw itemInvalid(`${path}.type`, `must be one of ${allowed}, got ${type}`);
+}
+
+/** `image_url` as a string or `{url, detail}`; `detail` on the part or in the object (decisions §9.11). */
+function imageUrl(p: JsonObject, path: string): void {
+  if (given(p.detail)) oneOf(p.detail, `${path}.detail`, DETAILS);
+  if (given(p.file_id)) throw itemInvalid(`${path}.file_id`, 'file ids point at stored files, which this gateway does not have; send image_url instead');
+  let url: string;
+  if (isObject(p.image_url)) {
+    url = str(p.image_url.url, `${path}.image_url.url`, 1);
+    if (given(p.image_url.detail)) oneOf(p.image_url.detail, `${path}.image_url.detail`, DETAILS);
+  } else {
+    url = str(p.image_url, `${path}.image_url`, 1);
+  }
+  if (url.startsWith('data:')) {
+    if (!IMAGE_DATA_URI.test(url)) throw itemInvalid(`${path}.image_url`, 'a data URL must be data:image/<jpeg|png|gif|webp>;base64,<data>');
+    return;
+  }
+  if (!url.startsWith('https://')) throw itemInvalid(`${path}.image_url`, `must be an https URL or a data:image/...;base64 URL, got "${shorten(url)}"`);
+  if (!URL.canParse(url)) throw itemInvalid(`${path}.image_url`, `is not a valid URL: "${shorten(url)}"`);
+}
+
+// ---- tools ------------------------------------------------------------------------------------
+
+interface Tools {
+  functions: JsonObject[];
+  customTools: Set<string>;
+  clientTools: { shell: boolean; applyPatch: boolean };
+  webSearch: JsonObject[];
+}
+
+function validateTools(v: JsonValue, scan: Scan): Tools {
+  const out: Tools = { functions: [], customTools: new Set(), clientTools: { shell: false, applyPatch: false }, webSearch: [] };
+  const names = new Set<string>();
+  const walk = (list: JsonValue[], at: string, nested: boolean): void => {
+    for (let i = 0; i < list.length; i++) {
+      const path = `${at}[${i}]`;
+      const tool = obj(list[i], path);
+      const type = str(tool.type, `${path}.type`, 1);
+      if (type === 'function' || type === 'custom') {
+        const name = str(tool.name, `${path}.name`, 1);
+        if (!NAME.test(name)) throw invalid(`${path}.name`, `must be 1 to 128 letters, digits, underscores, dots, colons or dashes, got "${shorten(name)}"`);
+        if (names.has(name)) throw invalid(`${path}.name`, `"${shorten(name)}" is already the name of another tool; tool names must be unique`);
+        names.add(name);
+        if (given(tool.description)) str(tool.description, `${path}.description`);
+        if (type === 'function') {
+          if (given(tool.parameters)) obj(tool.parameters, `${path}.parameters`);
+          if (given(tool.strict)) bool(tool.strict, `${path}.strict`);
+        } else {
+          if (given(tool.format)) obj(tool.format, `${path}.format`);
+          out.customTools.add(name);
+        }
+        out.functions.push(tool);
+        scan.bytes += jsonBytes(tool);
+      } else if (type === 'namespace' && !nested) {
+        walk(arr(tool.tools, `${path}.tools`), `${path}.tools`, true);
+      } else if (type === 'shell') {
+        out.clientTools.shell = true;
+      } else if (type === 'apply_patch') {
+        out.clientTools.applyPatch = true;
+      } else if (WEB_SEARCH_TOOL.test(type)) {
+        out.webSearch.push(tool);
+      } else if (!IGNORED_TOOL.test(type)) {
+        throw invalid(`${path}.type`, `tool type "${shorten(type)}" is not supported. Supported: function, custom, namespace, shell, apply_patch, web_search (hosted); file_search, code_interpreter, computer_use, image_generation, mcp and tool_search are accepted and ignored`);
+      }
+    }
+  };
+  walk(arr(v, 'tools'), 'tools', false);
+  return out;
+}
+
+const HOSTED_CHOICES: ReadonlySet<string> = new Set(['web_search', 'web_search_preview', 'file_search', 'code_interpreter', 'computer_use_preview', 'image_generation', 'mcp']);
+
+function validateToolChoice(v: JsonValue, functions: readonly JsonObject[]): void {
+  if (typeof v === 'string') {
+    const choice = oneOf(v, 'tool_choice', ['auto', 'none', 'required']);
+    if (choice === 'required' && functions.length === 0) throw invalid('tool_choice', '"required" needs at least one function or custom tool in "tools"');
+    return;
+  }
+  const choice = obj(v, 'tool_choice');
+  const type = str(choice.type, 'tool_choice.type', 1);
+  if (type === 'function' || type === 'custom') {
+    const name = str(choice.name, 'tool_choice.name', 1);
+    if (!functions.some((f) => f.name === name && f.type === type)) throw invalid('tool_choice.name', `"${shorten(name)}" is not the name of a ${type} tool in "tools"`);
+    return;
+  }
+  if (type === 'allowed_tools') {
+    oneOf(choice.mode, 'tool_choice.mode', ['auto', 'required']);
+    arr(choice.tools, 'tool_choice.tools');
+    return;
+  }
+  if (!HOSTED_CHOICES.has(type)) throw invalid('tool_choice.type', `must be "function", "custom", "allowed_tools" or a hosted tool type, got "${shorten(type)}"`);
+}
+
+// ---- parameters -------------------------------------------------------------------------------
+
+function validateReasoning(v: JsonValue | undefined): { effort: ResponsesEffort | undefined; summary: string | undefined } {
+  if (!given(v)) return { effort: undefined, summary: undefined };
+  if (!isObject(v)) throw invalid('reasoning', `must be an object, got ${kind(v)}`);
+  for (const key in v) {
+    if (key !== 'effort' && key !== 'summary' && key !== 'generate_summary') throw invalid('reasoning', `unknown field "${shorten(key)}"; allowed: effort, summary`);
+  }
+  let effort: ResponsesEffort | undefined;
+  if (given(v.effort)) {
+    if (typeof v.effort !== 'string' || !(EFFORTS as readonly string[]).includes(v.effort)) {
+      throw invalid('reasoning', `reasoning.effort must be one of ${EFFORTS.map((e) => `"${e}"`).join(', ')}, got ${typeof v.effort === 'string' ? `"${shorten(v.effort)}"` : kind(v.effort)}`);
+    }
+    effort = v.effort === 'max' ? 'xhigh' : (v.effort as ResponsesEffort);
+  }
+  let summary: string | undefined;
+  for (const key of ['summary', 'generate_summary'] as const) {
+    if (given(v[key])) summary = oneOf(v[key], `reasoning.${key}`, SUMMARIES);
+  }
+  return { effort, summary };
+}
+
+function validateText(v: JsonValue, scan: Scan): void {
+  const text = obj(v, 'text');
+  for (const key in text) if (key !== 'format' && key !== 'verbosity') throw invalid('text', `unknown field "${shorten(key)}"; allowed: format, verbosity`);
+  if (given(text.verbosity)) oneOf(text.verbosity, 'text.verbosity', ['low', 'medium', 'high']);
+  if (!given(text.format)) return;
+  const format = obj(text.format, 'text.format');
+  const type = oneOf(format.type, 'text.format.type', ['text', 'json_object', 'json_schema']);
+  if (type !== 'json_schema') return;
+  if (typeof format.name !== 'string' || format.name === '' || !isObject(format.schema)) {
+    throw invalid('text', 'text.format of type "json_schema" needs a non-empty "name" and a "schema" object');
+  }
+  if (given(format.strict)) bool(format.strict, 'text.format.strict');
+  if (given(format.description)) str(format.description, 'text.format.description');
+  scan.bytes += jsonBytes(format);
+}
+
+/** Accepted with no (or only a hinting) effect: types are still checked. */
+function validateIgnored(body: JsonObject): void {
+  for (const key of ['prompt_cache_key', 'prompt_cache_retention', 'safety_identifier', 'user', 'service_tier'] as const) {
+    if (given(body[key])) str(body[key], key);
+  }
+  if (given(body.truncation)) oneOf(body.truncation, 'truncation', ['auto', 'disabled']);
+  if (given(body.stream_options)) obj(body.stream_options, 'stream_options');
+  if (given(body.prompt_cache_options)) obj(body.prompt_cache_options, 'prompt_cache_options');
+  if (given(body.client_metadata)) obj(body.client_metadata, 'client_metadata');
+  if (given(body.top_logprobs)) int(body.top_logprobs, 'top_logprobs', 0, 20);
+  if (given(body.max_tool_calls)) int(body.max_tool_calls, 'max_tool_calls', 1);
+}
+
+function endUserInvalid(path: string, problem: string): GatewayError {
+  return new GatewayError('GW_ERR_END_USER_ID_INVALID', `${path}: ${problem}`, { param: path });
+}
+
+function explicitEndUser(v: JsonValue | undefined, path: string): string | undefined {
+  if (!given(v)) return undefined;
+  if (typeof v !== 'string') throw endUserInvalid(path, `must be a string, got ${kind(v)}`);
+  if (v.trim() === '') throw endUserInvalid(path, 'must not be empty or whitespace only');
+  if (v.length > MAX_END_USER_ID) throw endUserInvalid(path, `must be at most ${MAX_END_USER_ID} characters, got ${v.length}`);
+  return v;
+}
+
+function fallbackEndUser(v: JsonValue | undefined): string | undefined {
+  return typeof v === 'string' && v.trim() !== '' && v.length <= MAX_END_USER_ID ? v : undefined;
+}
+
+/**
+ * Labels: `call_name` from `gateway.call_name`, else `metadata.call_name`; `end_user_id` from
+ * `gateway.end_user_id`, else `metadata.end_user_id`, else `safety_identifier`, else `user`.
+ */
+function validateLabels(body: JsonObject): CanonicalRequest['labels'] {
+  const labels: CanonicalRequest['labels'] = {};
+  const metaCallName = given(body.metadata) ? validateMetadata(body.metadata) : undefined;
+  let gwCallName: string | undefined;
+  let gwEndUser: string | undefined;
+  if (given(body.gateway)) {
+    const gw = obj(body.gateway, 'gateway');
+    for (const key in gw) {
+      if (!['call_name', 'end_user_id', 'memory', 'eval', 'policy'].includes(key)) throw invalid(`gateway.${shorten(key)}`, 'unknown field; allowed: call_name, end_user_id');
+    }
+    if (given(gw.call_name)) {
+      const v = gw.call_name;
+      if (typeof v !== 'string' || v.trim() === '' || v.length > 64) {
+        throw new GatewayError('GW_ERR_CALL_NAME_INVALID', 'gateway.call_name: must be a non-blank string of at most 64 characters', { param: 'gateway.call_name' });
+      }
+      gwCallName = v;
+    }
+    gwEndUser = explicitEndUser(gw.end_user_id, 'gateway.end_user_id');
+  }
+  const metaEndUser = isObject(body.metadata) ? explicitEndUser(body.metadata.end_user_id, 'metadata.end_user_id') : undefined;
+  const callName = gwCallName ?? metaCallName;
+  if (callName !== undefined) labels.callName = callName;
+  const endUser = gwEndUser ?? metaEndUser ?? fallbackEndUser(body.safety_identifier) ?? fallbackEndUser(body.user);
+  if (endUser !== undefined) labels.endUserId = endUser;
+  return labels;
+}
