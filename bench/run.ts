@@ -6,7 +6,7 @@
 // non-zero only when the harness itself breaks.
 //
 //   node dist/bench/run.js [--quick] [--only a,b] [--skip a,b] [--seconds N] [--no-info]
-//                          [--profile] [--out DIR] [--keep] [--list] [--connections 16]
+//                          [--profile [--log-level warn]] [--out DIR] [--keep] [--list] [--connections 16]
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -59,6 +59,7 @@ const { values: args } = parseArgs({
     list: { type: 'boolean', default: false },
     connections: { type: 'string' },
     keep: { type: 'boolean', default: false },
+    'log-level': { type: 'string', default: 'warn' },
   },
 });
 
@@ -110,7 +111,7 @@ async function profileRun(dir: string, upstream: Proc, env: BenchEnv, scenarios:
   for (const sc of scenarios) {
     const before = new Set(readdirSync(profDir));
     const spawnedAt = performance.now();
-    const gw = await startGateway(dir, upstream.url, { logLevel: 'warn', name: `profile-${sc.name}`, cpu: env.gateway.cpu, profileDir: profDir });
+    const gw = await startGateway(dir, upstream.url, { logLevel: args['log-level'] ?? 'warn', name: `profile-${sc.name}`, cpu: env.gateway.cpu, profileDir: profDir });
     const t: Target = { name: 'gateway', url: gw.url, pid: gw.pid, cpu: env.gateway.cpu };
     const spec = sc.request(env);
     const problem = answerProblem(await probe(t.url, spec), sc.stream);
