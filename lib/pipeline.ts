@@ -8,7 +8,7 @@ import { pipeline } from 'node:stream/promises';
 import { publicRequestId, type RequestContext } from './context.js';
 import { GatewayError } from './errors.js';
 import { renderError } from './dialects/errors.js';
-import { toTransform, type Stage, type StageFactory } from './stage.js';
+import { fuseStages, type Stage, type StageFactory } from './stage.js';
 
 /** A typed list of stage factories: `then` only accepts a stage whose input is the last output. */
 export class Chain<I, O> {
@@ -58,13 +58,19 @@ export function writeError(ctx: RequestContext, res: ServerResponse, error: Gate
 }
 
 function responseSink(ctx: RequestContext, res: ServerResponse, pingMs: number): Writable {
+  // one timer per streaming response (not one per frame): it wakes when the silence may have reached
+  // the ping interval and writes the dialect's keep-alive frame if nothing went out meanwhile
   let timer: NodeJS.Timeout | null = null;
+  let lastWrite = 0;
   const ping = (): void => {
     timer = null;
-    if (ctx.keepalive !== null && !res.destroyed && !res.writableEnded) {
+    if (ctx.keepalive === null || res.destroyed || res.writableEnded) return;
+    const idle = Date.now() - lastWrite;
+    if (idle >= pingMs) {
       res.write(ctx.keepalive);
-      timer = setTimeout(ping, pingMs);
+      lastWrite = Date.now();
     }
+    timer = setTimeout(ping, idle >= pingMs ? pingMs : pingMs - idle);
   };
   const head = (): void => {
     if (ctx.response.sent) return;
@@ -77,9 +83,9 @@ function responseSink(ctx: RequestContext, res: ServerResponse, pingMs: number):
     highWaterMark: 1,
     write(chunk: string | Buffer, _enc, cb) {
       head();
-      if (timer) clearTimeout(timer);
       const ok = res.write(chunk);
-      if (ctx.keepalive !== null) timer = setTimeout(ping, pingMs);
+      lastWrite = Date.now();
+      if (timer === null && ctx.keepalive !== null) timer = setTimeout(ping, pingMs);
       if (ok) cb();
       else res.once('drain', () => cb());
     },
@@ -103,8 +109,7 @@ export async function runPipeline<O extends string | Buffer>(ctx: RequestContext
     bodyEnded = true;
   });
   try {
-    const transforms = stages.map((s) => toTransform(s, ctx));
-    await pipeline([requestSource(req), ...transforms, responseSink(ctx, res, ctx.config.pingIntervalMs)], { signal: ctx.signal });
+    await pipeline(requestSource(req), fuseStages<O>(stages, ctx), responseSink(ctx, res, ctx.config.pingIntervalMs), { signal: ctx.signal });
   } catch (err) {
     error = GatewayError.is(err) ? err : GatewayError.from(ctx.signal.aborted ? (ctx.signal.reason ?? err) : err);
     if (error.code === 'GW_ERR_INTERNAL') ctx.log.error({ err: (err as Error)?.stack ?? String(err) }, 'unexpected error in the pipeline');

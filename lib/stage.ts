@@ -131,3 +131,79 @@ export function chain(...stages: Stage<unknown, unknown>[]): Stage<unknown, unkn
     },
   };
 }
+
+type Pending = AsyncGenerator<void, void, undefined>;
+
+/**
+ * Run a whole list of stages as ONE pipeline step: an async-generator transform that drives each
+ * stage's `step`/`flush` directly. Synchronous stages cost a function call per chunk instead of an
+ * object-mode stream each; an asynchronous stage (dispatch reading the upstream body) is iterated
+ * in place. What one upstream chunk turns into is handed on as one piece (one response write), and
+ * nothing is pulled from upstream before the consumer asks for more (backpressure holds).
+ */
+export function fuseStages<O extends string | Buffer>(stages: readonly Stage<unknown, unknown>[], ctx: RequestContext): (source: AsyncIterable<unknown>) => AsyncGenerator<O> {
+  const out: O[] = [];
+  const n = stages.length;
+
+  function take(): O {
+    const first = out[0]!;
+    if (out.length === 1) {
+      out.length = 0;
+      return first;
+    }
+    const joined = typeof first === 'string' && out.every((o) => typeof o === 'string') ? out.join('') : Buffer.concat(out.map((o): Buffer => (typeof o === 'string' ? Buffer.from(o) : (o as Buffer))));
+    out.length = 0;
+    return joined as O;
+  }
+
+  /** items into stage i (i === n: final outputs); undefined when everything ran synchronously */
+  function through(i: number, items: StageOutput<unknown>): Pending | undefined {
+    if (items == null) return undefined;
+    if (isAsyncIterable<unknown>(items)) return throughAsync(i, items);
+    const iter = (items as Iterable<unknown>)[Symbol.iterator]();
+    for (let r = iter.next(); !r.done; r = iter.next()) {
+      const pending = feed(i, r.value);
+      if (pending) return resume(i, pending, iter);
+    }
+    return undefined;
+  }
+
+  async function* throughAsync(i: number, items: AsyncIterable<unknown>): Pending {
+    for await (const item of items) {
+      const pending = feed(i, item);
+      if (pending) yield* pending;
+      yield; // an async boundary: let the consumer take what this item produced
+    }
+  }
+
+  async function* resume(i: number, first: Pending, iter: Iterator<unknown>): Pending {
+    yield* first;
+    for (let r = iter.next(); !r.done; r = iter.next()) {
+      const pending = feed(i, r.value);
+      if (pending) yield* pending;
+    }
+  }
+
+  function feed(i: number, item: unknown): Pending | undefined {
+    if (i === n) {
+      out.push(item as O);
+      return undefined;
+    }
+    return through(i + 1, stages[i]!.step(item, ctx));
+  }
+
+  return async function* fused(source: AsyncIterable<unknown>): AsyncGenerator<O> {
+    for await (const chunk of source) {
+      const pending = feed(0, chunk);
+      if (pending) for await (const _ of pending) if (out.length > 0) yield take();
+      if (out.length > 0) yield take();
+    }
+    for (let i = 0; i < n; i++) {
+      const flush = stages[i]!.flush;
+      if (!flush) continue;
+      const pending = through(i + 1, flush.call(stages[i], ctx));
+      if (pending) for await (const _ of pending) if (out.length > 0) yield take();
+      if (out.length > 0) yield take();
+    }
+  };
+}

@@ -24,7 +24,8 @@ export class ProviderPool {
 
   /** `simulatedUrls` maps simulated provider ids to the in-process simulated provider's base URL */
   constructor(config: Config, simulatedUrl: string | null) {
-    this.agent = new Agent({ keepAliveTimeout: 30_000, connections: 256, pipelining: 1 });
+    // no cap on connections per origin: every open client stream holds one upstream connection
+    this.agent = new Agent({ keepAliveTimeout: 30_000, connections: null, pipelining: 1 });
     for (const p of config.providers) {
       let baseUrl = p.baseUrl;
       if (p.simulated) {

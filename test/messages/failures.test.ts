@@ -33,7 +33,10 @@ const { config, file } = fileStoreConfig(
     model('test/all-slow', [[QUICK, 'fault:slow;ms=3000']]),
     model('test/bad-400', [[SIM, 'fault:400'], GOOD]),
     model('test/bad-401', [[SIM, 'fault:401'], GOOD]),
-    ...[...MIDSTREAM, ...FIRST_FRAME].map((k) => model(`test/${k}`, [[QUICK, `fault:${k}`], GOOD])),
+    // frames a few ms apart: each reaches the gateway on its own, so the failing one comes after the
+    // first bytes went to the client (frames that arrive together are answered as one write)
+    ...MIDSTREAM.map((k) => model(`test/${k}`, [[QUICK, `fault:${k};delay=5`], GOOD])),
+    ...FIRST_FRAME.map((k) => model(`test/${k}`, [[QUICK, `fault:${k}`], GOOD])),
     model('test/long', [[SIM, 'claude-long;delay=100;deltas=30']]),
   ]),
 );
