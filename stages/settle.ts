@@ -78,7 +78,7 @@ function usageRecord(ctx: RequestContext, error: GatewayError | undefined, cost:
 }
 
 /** End the reservation (charge or release) and correct the key's token count; returns the charged units. */
-function endReservation(ctx: RequestContext, error: GatewayError | undefined, opts: SettleOptions): number {
+async function endReservation(ctx: RequestContext, error: GatewayError | undefined, opts: SettleOptions): Promise<number> {
   const reservation = ctx.reservation!;
   const key = ctx.key!;
   const { store, rateLimiter, catalog } = ctx.services;
@@ -86,9 +86,8 @@ function endReservation(ctx: RequestContext, error: GatewayError | undefined, op
   const charged = isCharged(ctx, error);
   const cost = charged ? costOfUsage(ctx, audioSeconds) : 0;
   const record = usageRecord(ctx, error, cost, audioSeconds);
-  if (charged) store.ledger.settle(reservation, record);
-  else store.ledger.release(reservation, record);
   ctx.reservation = null;
+  await store.ledger.endSoon(reservation, record, charged);
   if (charged && ctx.usage === null && audioSeconds === null) ctx.log.warn({ reservation: reservation.id }, 'request ended without validated usage: nothing charged');
   if (cost > reservation.amount) {
     ctx.log.warn({ reservation: reservation.id, reservedUsd: unitsToUsd(reservation.amount), costUsd: unitsToUsd(cost) }, 'cost above the reservation');
@@ -105,14 +104,15 @@ export function settle<T>(opts: SettleOptions = {}): StageFactory<T, T> {
     step(chunk) {
       return [chunk];
     },
-    close(ctx, error) {
+    async close(ctx, error) {
       let cost = 0;
       if (ctx.reservation !== null && ctx.key !== null) {
+        const reservation = ctx.reservation;
         try {
-          cost = endReservation(ctx, error, opts);
+          cost = await endReservation(ctx, error, opts);
         } catch (err) {
           // the reservation stays held until the next start releases it; never fail the close
-          ctx.log.error({ reservation: ctx.reservation?.id, err: (err as Error)?.stack ?? String(err) }, 'settling the reservation failed');
+          ctx.log.error({ reservation: reservation.id, err: (err as Error)?.stack ?? String(err) }, 'settling the reservation failed');
         }
       }
       const u = ctx.usage;

@@ -56,6 +56,13 @@ export interface Ledger {
   settle(reservation: Reservation, record: UsageRecord): boolean;
   /** release everything (nothing charged); the record, if given, is written with cost 0; false when already ended */
   release(reservation: Reservation, record?: UsageRecord): boolean;
+  /**
+   * `settle` (charge = true) or `release`, batched: every reservation ended in the same event-loop
+   * turn shares one transaction (one commit), so a busy gateway does not pay a commit per request.
+   * Resolves once the batch committed; `flush()` commits what is queued at once (shutdown).
+   */
+  endSoon(reservation: Reservation, record: UsageRecord, charge: boolean): Promise<boolean>;
+  flush(): void;
   /** release reservations left by other (crashed) processes; returns how many */
   releaseStale(): number;
   balanceOf(org: string): Balance | null;
@@ -89,6 +96,14 @@ interface ReservationRow {
   project: string | null;
   environment: string | null;
   amount: number;
+}
+
+/** A reservation waiting in the batch that ends it. */
+interface Ending {
+  id: string;
+  record: UsageRecord;
+  resolve: (ended: boolean) => void;
+  reject: (err: unknown) => void;
 }
 
 /** One counter change at every level of a reservation: `reserve` added to reserved, `cost` charged. */
@@ -132,6 +147,8 @@ export class SqliteLedger implements Ledger {
   private readonly countReservations: Database.Statement<[], { n: number }>;
   private readonly reserveTx: Database.Transaction<(input: ReserveInput) => Reservation>;
   private readonly endTx: Database.Transaction<(id: string, record: UsageRecord | null) => boolean>;
+  private readonly endManyTx: Database.Transaction<(batch: readonly Ending[]) => boolean[]>;
+  private queue: Ending[] = [];
   private readonly staleTx: Database.Transaction<() => number>;
   private readonly creditTx: Database.Transaction<(org: string, units: number, reason: string) => number>;
 
@@ -173,14 +190,8 @@ export class SqliteLedger implements Ledger {
     this.countReservations = db.prepare('SELECT COUNT(*) AS n FROM reservations');
 
     this.reserveTx = db.transaction((input: ReserveInput) => this.reserveInTx(input));
-    this.endTx = db.transaction((id: string, record: UsageRecord | null) => {
-      const row = this.claimReservation.get(id);
-      if (row === undefined) return false;
-      const cost = record?.cost ?? 0;
-      this.apply({ key: row.key_id, org: row.org, project: row.project, environment: row.environment, reserve: -row.amount, cost });
-      if (record) this.insertUsage.run({ ...record, createdAt: Date.now() });
-      return true;
-    });
+    this.endTx = db.transaction((id: string, record: UsageRecord | null) => this.endInTx(id, record));
+    this.endManyTx = db.transaction((batch: readonly Ending[]) => batch.map((e) => this.endInTx(e.id, e.record)));
     this.staleTx = db.transaction(() => {
       const rows = this.staleReservations.all(this.bootId);
       for (const r of rows) this.apply({ key: r.key_id, org: r.org, project: r.project, environment: r.environment, reserve: -r.amount, cost: 0 });
@@ -191,6 +202,37 @@ export class SqliteLedger implements Ledger {
       this.insertCreditEvent.run(org, units, reason, Date.now());
       return this.selectBalance.get(org)!.balance;
     });
+  }
+
+  private endInTx(id: string, record: UsageRecord | null): boolean {
+    const row = this.claimReservation.get(id);
+    if (row === undefined) return false;
+    const cost = record?.cost ?? 0;
+    this.apply({ key: row.key_id, org: row.org, project: row.project, environment: row.environment, reserve: -row.amount, cost });
+    if (record) this.insertUsage.run({ ...record, createdAt: Date.now() });
+    return true;
+  }
+
+  endSoon(reservation: Reservation, record: UsageRecord, charge: boolean): Promise<boolean> {
+    if (charge) assertUnits(record.cost, 'cost');
+    return new Promise((resolve, reject) => {
+      this.queue.push({ id: reservation.id, record: charge ? record : { ...record, cost: 0 }, resolve, reject });
+      if (this.queue.length === 1) setImmediate(() => this.flush());
+    });
+  }
+
+  flush(): void {
+    const batch = this.queue;
+    if (batch.length === 0) return;
+    this.queue = [];
+    let results: boolean[];
+    try {
+      results = this.endManyTx.immediate(batch);
+    } catch (err) {
+      for (const e of batch) e.reject(err);
+      return;
+    }
+    batch.forEach((e, i) => e.resolve(results[i]!));
   }
 
   private apply(d: Delta): void {

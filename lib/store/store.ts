@@ -146,6 +146,7 @@ export class Store {
   }
 
   close(): void {
+    this.ledger.flush();
     this.db.close();
   }
 }
