@@ -18,10 +18,9 @@
 //   `top_k`, `cache_control`, `context_management`, `container`, `service_tier`, `speed`,
 //   `diagnostics`, `safeguards`, `output_config.task_budget`, betas and `anthropic-*` headers.
 import type { Deployment, JsonObject, JsonValue, RoutedRequest } from '../../chunks.js';
-import { capabilityRejected } from '../../errors.js';
 import type { UpstreamCall } from '../requests.js';
 import {
-  asArray, asString, DEFAULT_EFFORT, effortForBudget, EFFORT_TO_CHAT, isObject, TOOL_CHOICE_TO_CHAT,
+  asArray, asString, DEFAULT_EFFORT, effortForBudget, EFFORT_TO_CHAT, isObject, messagesFunctionTools, TOOL_CHOICE_TO_CHAT,
 } from '../translate/tables.js';
 import { messagesInput } from './input-from-messages.js';
 import {
@@ -56,21 +55,7 @@ export function anthropicToResponses(routed: RoutedRequest, deployment: Deployme
 }
 
 function responsesTools(v: JsonValue | undefined, modelId: string): JsonObject[] {
-  const list = asArray(v);
-  const out: JsonObject[] = [];
-  for (let i = 0; i < list.length; i++) {
-    const t = list[i];
-    if (!isObject(t)) continue;
-    if (t.type !== undefined && t.type !== 'custom') {
-      throw capabilityRejected(
-        `tools[${i}]`,
-        `"${String(t.type)}" is an Anthropic server tool; the served model ${modelId} cannot run it. ` +
-          'Remove the tool or pin a Claude model.',
-      );
-    }
-    out.push(functionTool(asString(t.name) ?? '', t.description, t.input_schema, false));
-  }
-  return out;
+  return messagesFunctionTools(v, modelId).map((t) => functionTool(t.name, t.description, t.parameters, false));
 }
 
 function toolChoice(choice: JsonObject): JsonValue | undefined {

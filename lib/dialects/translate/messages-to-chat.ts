@@ -21,11 +21,10 @@
 //   `output_config.task_budget` are dropped; betas and `anthropic-*` headers are not forwarded.
 // - `metadata.user_id` (a non-empty string) → `user`. Streams always ask for usage (decisions §8).
 import type { Deployment, JsonObject, JsonValue, RoutedRequest } from '../../chunks.js';
-import { capabilityRejected } from '../../errors.js';
 import type { UpstreamCall } from '../requests.js';
 import { chatMessages } from './messages-to-chat-turns.js';
 import {
-  asArray, asString, DEFAULT_EFFORT, effortForBudget, EFFORT_TO_CHAT, isObject, TOOL_CHOICE_TO_CHAT, type ChatEffort,
+  asArray, asString, DEFAULT_EFFORT, effortForBudget, EFFORT_TO_CHAT, isObject, messagesFunctionTools, TOOL_CHOICE_TO_CHAT, type ChatEffort,
 } from './tables.js';
 
 /** The RequestEncoder for `anthropic` requests served by a `chat` deployment. */
@@ -64,24 +63,12 @@ export function anthropicToChat(routed: RoutedRequest, deployment: Deployment): 
 }
 
 function chatTools(v: JsonValue | undefined, modelId: string): JsonObject[] {
-  const list = asArray(v);
-  const out: JsonObject[] = [];
-  for (let i = 0; i < list.length; i++) {
-    const t = list[i];
-    if (!isObject(t)) continue;
-    if (t.type !== undefined && t.type !== 'custom') {
-      throw capabilityRejected(
-        `tools[${i}]`,
-        `"${String(t.type)}" is an Anthropic server tool; the served model ${modelId} cannot run it. ` +
-          'Remove the tool or pin a Claude model.',
-      );
-    }
-    const fn: JsonObject = { name: asString(t.name) ?? '' };
-    if (typeof t.description === 'string') fn.description = t.description;
-    fn.parameters = isObject(t.input_schema) ? t.input_schema : { type: 'object', properties: {} };
-    out.push({ type: 'function', function: fn });
-  }
-  return out;
+  return messagesFunctionTools(v, modelId).map(({ name, description, parameters }) => {
+    const fn: JsonObject = { name };
+    if (description !== undefined) fn.description = description;
+    fn.parameters = parameters;
+    return { type: 'function', function: fn };
+  });
 }
 
 function chatToolChoice(choice: JsonObject): JsonValue | undefined {

@@ -2,7 +2,8 @@
 // dialects (messages-to-chat.ts, chat-to-messages.ts): effort names, the thinking budget ⇄ effort
 // rule, tool_choice names, image data URIs, and the few fixed strings the translators write. Each
 // table is written once here, so the two directions cannot drift apart.
-import type { JsonValue } from '../../chunks.js';
+import type { JsonObject, JsonValue } from '../../chunks.js';
+import { capabilityRejected } from '../../errors.js';
 
 /** Narrowing helpers for validated wire bodies (values are JsonValue, never `any`). */
 export { isObject } from '../anthropic/validate-util.js';
@@ -119,4 +120,37 @@ export const JSON_OBJECT_INSTRUCTION = 'Respond with a single JSON object and no
 /** Text part that introduces the images of a tool result, moved into a user message on Chat. */
 export function toolImagesNote(toolUseId: string): string {
   return `Images returned by tool call ${toolUseId}:`;
+}
+
+/** A Messages custom tool as a plain function: what every OpenAI-style API declares. */
+export interface FunctionSpec {
+  name: string;
+  description?: string;
+  parameters: JsonObject;
+}
+
+/**
+ * The custom tools of a Messages request for a non-Anthropic deployment. A hosted Anthropic tool
+ * (anything with a dated `type`) cannot run there: refused with guidance.
+ */
+export function messagesFunctionTools(v: JsonValue | undefined, modelId: string): FunctionSpec[] {
+  const list = Array.isArray(v) ? v : [];
+  const out: FunctionSpec[] = [];
+  for (let i = 0; i < list.length; i++) {
+    const t = list[i];
+    if (typeof t !== 'object' || t === null || Array.isArray(t)) continue;
+    if (t.type !== undefined && t.type !== 'custom') {
+      throw capabilityRejected(
+        `tools[${i}]`,
+        `"${String(t.type)}" is an Anthropic server tool; the served model ${modelId} cannot run it. ` + 'Remove the tool or pin a Claude model.',
+      );
+    }
+    const spec: FunctionSpec = {
+      name: typeof t.name === 'string' ? t.name : '',
+      parameters: typeof t.input_schema === 'object' && t.input_schema !== null && !Array.isArray(t.input_schema) ? t.input_schema : { type: 'object', properties: {} },
+    };
+    if (typeof t.description === 'string') spec.description = t.description;
+    out.push(spec);
+  }
+  return out;
 }
