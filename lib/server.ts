@@ -109,10 +109,10 @@ export function createGateway(config: Config, services: Services, log: Logger): 
     inflight: () => inflight.size,
     async close() {
       closing = true;
+      const deadline = Date.now() + config.shutdownGraceMs;
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeIdleConnections();
-        const deadline = Date.now() + config.shutdownGraceMs;
         let aborted = false;
         const tick = (): void => {
           if (inflight.size === 0) {
@@ -137,6 +137,9 @@ export function createGateway(config: Config, services: Services, log: Logger): 
         };
         tick();
       });
+      // The sockets are gone, but a request whose response already ended may still be settling
+      // (its handler has not returned): wait for it, so the store is never closed under a settle.
+      while (inflight.size > 0 && Date.now() < deadline + 2 * ABORT_GRACE_MS) await new Promise((r) => setTimeout(r, 5));
     },
   };
 }
