@@ -4,33 +4,12 @@
 // when the request's signal aborts (client gone, shutdown).
 import type { Deployment, RoutedRequest } from '../lib/chunks.js';
 import type { RequestContext } from '../lib/context.js';
-import { GatewayError, type UpstreamErrorInfo } from '../lib/errors.js';
+import { GatewayError } from '../lib/errors.js';
+import { errorCode, finalUpstreamError, header, isRetryableStatus, transportFailure, upstreamError, type Failure } from '../lib/providers/failover.js';
 import { encodeUpstreamRequest, canEncode } from '../lib/dialects/requests.js';
 import type { Stage, StageFactory } from '../lib/stage.js';
 
-interface Failure {
-  deployment: Deployment;
-  kind: 'http' | 'timeout' | 'connection';
-  upstream?: UpstreamErrorInfo;
-  detail: string;
-}
-
 const MAX_ERROR_BODY = 64 * 1024;
-
-function isRetryableStatus(status: number): boolean {
-  return status === 408 || status === 409 || status === 429 || status >= 500;
-}
-
-function errorCode(err: unknown): string {
-  const e = err as { code?: string; cause?: { code?: string }; name?: string };
-  return e.code ?? e.cause?.code ?? e.name ?? 'unknown';
-}
-
-function transportFailure(err: unknown, deployment: Deployment): Failure {
-  const code = errorCode(err);
-  const timeout = code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'ETIMEDOUT';
-  return { deployment, kind: timeout ? 'timeout' : 'connection', detail: `${deployment.providerId}: ${timeout ? 'timed out' : `connection failed (${code})`}` };
-}
 
 async function readLimited(body: AsyncIterable<Buffer>): Promise<string> {
   const chunks: Buffer[] = [];
@@ -40,11 +19,6 @@ async function readLimited(body: AsyncIterable<Buffer>): Promise<string> {
     size += chunk.length;
   }
   return Buffer.concat(chunks).toString('utf8').slice(0, MAX_ERROR_BODY);
-}
-
-function header(headers: Record<string, string | string[] | undefined>, name: string): string | undefined {
-  const v = headers[name];
-  return Array.isArray(v) ? v[0] : v;
 }
 
 /**
@@ -107,23 +81,15 @@ async function* call(routed: RoutedRequest, ctx: RequestContext): AsyncGenerator
     }
     const requestId = header(res.headers, handle.transport.requestIdHeader);
     if (res.statusCode < 200 || res.statusCode >= 300) {
-      const text = await readLimited(res.body);
-      const parsed = handle.transport.parseError(text, res.statusCode);
-      const retryAfter = header(res.headers, 'retry-after');
-      const upstream: UpstreamErrorInfo = { protocol: deployment.protocol, status: res.statusCode, message: parsed.message };
-      if (parsed.type !== undefined) upstream.type = parsed.type;
-      if (requestId !== undefined) upstream.requestId = requestId;
-      if (retryAfter !== undefined) upstream.retryAfter = retryAfter;
+      const upstream = upstreamError(deployment, handle.transport, res.statusCode, res.headers, await readLimited(res.body));
       if (isRetryableStatus(res.statusCode)) {
         failures.push({ deployment, kind: 'http', upstream, detail: `${deployment.providerId}: HTTP ${res.statusCode}` });
         ctx.log.warn({ provider: deployment.providerId, status: res.statusCode }, 'upstream error; trying the next deployment');
         continue;
       }
-      if (res.statusCode === 401 || res.statusCode === 403) {
-        throw new GatewayError('GW_ERR_UPSTREAM', `The provider ${deployment.providerId} rejected the gateway's credentials (HTTP ${res.statusCode}); this is a gateway configuration problem.`, { status: 502 });
-      }
-      showUpstreamId(ctx, deployment.protocol, requestId);
-      throw new GatewayError('GW_ERR_UPSTREAM', parsed.message, { status: res.statusCode, upstream, headers: retryAfter ? { 'retry-after': retryAfter } : {} });
+      const error = finalUpstreamError(deployment, upstream);
+      if (error.upstream !== undefined) showUpstreamId(ctx, deployment.protocol, requestId);
+      throw error;
     }
     ctx.provider = {
       id: deployment.providerId,

@@ -9,9 +9,10 @@
 // lib/dialects/openai-transcriptions/billing.ts when it reports none) and the seconds to report and
 // to bill.
 import type { Readable } from 'node:stream';
-import { emptyUsage, type Deployment } from '../lib/chunks.js';
+import { emptyUsage } from '../lib/chunks.js';
 import type { RequestContext } from '../lib/context.js';
-import { GatewayError, type UpstreamErrorInfo } from '../lib/errors.js';
+import { GatewayError } from '../lib/errors.js';
+import { errorCode, finalUpstreamError, header, isRetryableStatus, transportFailure, upstreamError, type Failure } from '../lib/providers/failover.js';
 import { priceOf } from '../lib/pricing.js';
 import type { Stage, StageFactory } from '../lib/stage.js';
 import { estimatedTokens } from '../lib/dialects/openai-transcriptions/billing.js';
@@ -24,29 +25,7 @@ const MAX_ERROR_BODY = 64 * 1024;
 /** a transcript of 25 MB of audio is far smaller; anything larger is not a transcription */
 const MAX_RESULT_BODY = 8 * 1024 * 1024;
 
-interface Failure {
-  detail: string;
-  timeout: boolean;
-  upstream?: UpstreamErrorInfo;
-}
-
 class TooLong extends Error {}
-
-function errorCode(err: unknown): string {
-  const e = err as { code?: string; cause?: { code?: string }; name?: string };
-  return e.code ?? e.cause?.code ?? e.name ?? 'unknown';
-}
-
-function transportFailure(err: unknown, d: Deployment): Failure {
-  const code = errorCode(err);
-  const timeout = code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'ETIMEDOUT';
-  return { timeout, detail: `${d.providerId}: ${timeout ? 'timed out' : `connection failed (${code})`}` };
-}
-
-function header(headers: Record<string, string | string[] | undefined>, name: string): string | undefined {
-  const v = headers[name];
-  return Array.isArray(v) ? v[0] : v;
-}
 
 async function readText(body: AsyncIterable<Buffer>, limit: number, truncate: boolean): Promise<string> {
   const chunks: Buffer[] = [];
@@ -57,10 +36,6 @@ async function readText(body: AsyncIterable<Buffer>, limit: number, truncate: bo
     size += chunk.length;
   }
   return Buffer.concat(chunks).toString('utf8').slice(0, limit);
-}
-
-function isRetryableStatus(status: number): boolean {
-  return status === 408 || status === 409 || status === 429 || status >= 500;
 }
 
 function upstreamFields(f: TranscriptionFields, upstreamModel: string): [string, string][] {
@@ -81,7 +56,7 @@ function exhausted(job: TranscriptionJob, failures: Failure[]): GatewayError {
   const retryAfter = last.upstream?.retryAfter;
   const headers: Record<string, string> = retryAfter !== undefined ? { 'retry-after': retryAfter } : {};
   const opts = { headers, ...(last.upstream ? { upstream: last.upstream } : {}) };
-  return new GatewayError(failures.every((f) => f.timeout) ? 'GW_ERR_UPSTREAM_TIMEOUT' : 'GW_ERR_PROVIDER_UNAVAILABLE', message, opts);
+  return new GatewayError(failures.every((f) => f.kind === 'timeout') ? 'GW_ERR_UPSTREAM_TIMEOUT' : 'GW_ERR_PROVIDER_UNAVAILABLE', message, opts);
 }
 
 /** The result from the upstream's transcript: usage on the context, seconds to report and to bill. */
@@ -121,7 +96,7 @@ async function* call(job: TranscriptionJob, ctx: RequestContext): AsyncGenerator
     } catch (err) {
       body.destroy();
       if (ctx.signal.aborted) throw GatewayError.from(ctx.signal.reason ?? err);
-      failures.push(transportFailure(err, deployment));
+      failures.push(transportFailure(err, deployment, true));
       ctx.log.warn({ provider: deployment.providerId, err: errorCode(err) }, 'upstream call failed; trying the next deployment');
       continue;
     }
@@ -133,28 +108,20 @@ async function* call(job: TranscriptionJob, ctx: RequestContext): AsyncGenerator
     } catch (err) {
       if (ctx.signal.aborted) throw GatewayError.from(ctx.signal.reason ?? err);
       if (err instanceof TooLong) throw new GatewayError('GW_ERR_INTEGRITY', `The provider's transcription answer is larger than ${MAX_RESULT_BODY} bytes.`);
-      failures.push(transportFailure(err, deployment));
+      failures.push(transportFailure(err, deployment, true));
       ctx.log.warn({ provider: deployment.providerId, err: errorCode(err) }, 'upstream answer failed; trying the next deployment');
       continue;
     } finally {
       body.destroy();
     }
     if (res.statusCode < 200 || res.statusCode >= 300) {
-      const parsed = handle.transport.parseError(text, res.statusCode);
-      const retryAfter = header(res.headers, 'retry-after');
-      const upstream: UpstreamErrorInfo = { protocol: deployment.protocol, status: res.statusCode, message: parsed.message };
-      if (parsed.type !== undefined) upstream.type = parsed.type;
-      if (requestId !== undefined) upstream.requestId = requestId;
-      if (retryAfter !== undefined) upstream.retryAfter = retryAfter;
+      const upstream = upstreamError(deployment, handle.transport, res.statusCode, res.headers, text);
       if (isRetryableStatus(res.statusCode)) {
-        failures.push({ timeout: false, upstream, detail: `${deployment.providerId}: HTTP ${res.statusCode}` });
+        failures.push({ deployment, kind: 'http', upstream, detail: `${deployment.providerId}: HTTP ${res.statusCode}` });
         ctx.log.warn({ provider: deployment.providerId, status: res.statusCode }, 'upstream error; trying the next deployment');
         continue;
       }
-      if (res.statusCode === 401 || res.statusCode === 403) {
-        throw new GatewayError('GW_ERR_UPSTREAM', `The provider ${deployment.providerId} rejected the gateway's credentials (HTTP ${res.statusCode}); this is a gateway configuration problem.`, { status: 502 });
-      }
-      throw new GatewayError('GW_ERR_UPSTREAM', parsed.message, { status: res.statusCode, upstream, headers: retryAfter ? { 'retry-after': retryAfter } : {} });
+      throw finalUpstreamError(deployment, upstream);
     }
     ctx.provider = {
       id: deployment.providerId,

@@ -20,7 +20,7 @@
 //   vendor can verify or run them. A plain string answer becomes one assistant message item.
 import type { JsonObject, JsonValue } from '../../chunks.js';
 import {
-  asArray, asString, isObject, toDataUri, TOOL_ERROR_PREFIX, TOOL_TEXT_SEPARATOR, toolImagesNote,
+  asArray, asString, isObject, toDataUri, toolImagesNote, toolResultContent,
 } from '../translate/tables.js';
 import { reasoningInputItem } from './reasoning-state.js';
 import {
@@ -79,26 +79,9 @@ function userItems(content: JsonValue | undefined, out: JsonObject[]): void {
 
 /** One `function_call_output` for a `tool_result`; its images are appended to `moved` (with a note). */
 function toolOutput(block: JsonObject, moved: JsonObject[]): JsonObject {
-  const id = asString(block.tool_use_id) ?? '';
-  const content = block.content;
-  let text = '';
-  if (typeof content === 'string') {
-    text = content;
-  } else {
-    const texts: string[] = [];
-    const images: JsonObject[] = [];
-    for (const c of asArray(content)) {
-      if (!isObject(c)) continue;
-      if (c.type === 'text') texts.push(asString(c.text) ?? '');
-      else if (c.type === 'image') {
-        const part = imagePart(c);
-        if (part !== undefined) images.push(part);
-      }
-    }
-    text = texts.join(TOOL_TEXT_SEPARATOR);
-    if (images.length > 0) moved.push(inputText(toolImagesNote(id)), ...images);
-  }
-  if (block.is_error === true) text = TOOL_ERROR_PREFIX + text;
+  const { id, text, images } = toolResultContent(block);
+  const parts = images.map(imagePart).filter((p): p is JsonObject => p !== undefined);
+  if (parts.length > 0) moved.push(inputText(toolImagesNote(id)), ...parts);
   return { type: 'function_call_output', call_id: id, output: text };
 }
 

@@ -19,7 +19,7 @@
 // - `cache_control` anywhere is dropped.
 import type { JsonObject, JsonValue } from '../../chunks.js';
 import {
-  asArray, asString, isObject, toDataUri, TOOL_ERROR_PREFIX, TOOL_TEXT_SEPARATOR, toolImagesNote,
+  asArray, asString, isObject, toDataUri, toolImagesNote, toolResultContent,
 } from './tables.js';
 
 /** Chat `messages` for a Messages body (validated: roles and block types are known). */
@@ -97,26 +97,9 @@ function userTurn(content: JsonValue | undefined, out: JsonObject[]): void {
 
 /** One `tool` message for a `tool_result`; its images are appended to `moved` (with a note). */
 function toolMessage(block: JsonObject, moved: JsonObject[]): JsonObject {
-  const id = asString(block.tool_use_id) ?? '';
-  const content = block.content;
-  let text: string;
-  if (typeof content === 'string') {
-    text = content;
-  } else {
-    const texts: string[] = [];
-    const images: JsonObject[] = [];
-    for (const c of asArray(content)) {
-      if (!isObject(c)) continue;
-      if (c.type === 'text') texts.push(asString(c.text) ?? '');
-      else if (c.type === 'image') {
-        const part = imagePart(c);
-        if (part !== undefined) images.push(part);
-      }
-    }
-    text = texts.join(TOOL_TEXT_SEPARATOR);
-    if (images.length > 0) moved.push(textPart(toolImagesNote(id)), ...images);
-  }
-  if (block.is_error === true) text = TOOL_ERROR_PREFIX + text;
+  const { id, text, images } = toolResultContent(block);
+  const parts = images.map(imagePart).filter((p): p is JsonObject => p !== undefined);
+  if (parts.length > 0) moved.push(textPart(toolImagesNote(id)), ...parts);
   return { role: 'tool', tool_call_id: id, content: text };
 }
 

@@ -117,6 +117,31 @@ export const TOOL_TEXT_SEPARATOR = '\n';
 /** Final system text block that stands in for Chat `response_format: {type: "json_object"}`. */
 export const JSON_OBJECT_INSTRUCTION = 'Respond with a single JSON object and nothing else.';
 
+/**
+ * A Messages `tool_result` for an OpenAI-style API, which takes only text in a tool output: the text
+ * blocks joined (prefixed when `is_error`), and the image blocks, which the caller moves into the
+ * following user turn behind `toolImagesNote`.
+ */
+export function toolResultContent(block: JsonObject): { id: string; text: string; images: JsonObject[] } {
+  const id = typeof block.tool_use_id === 'string' ? block.tool_use_id : '';
+  const content = block.content;
+  let text = '';
+  const images: JsonObject[] = [];
+  if (typeof content === 'string') {
+    text = content;
+  } else if (Array.isArray(content)) {
+    const texts: string[] = [];
+    for (const c of content) {
+      if (typeof c !== 'object' || c === null || Array.isArray(c)) continue;
+      if (c.type === 'text') texts.push(typeof c.text === 'string' ? c.text : '');
+      else if (c.type === 'image') images.push(c);
+    }
+    text = texts.join(TOOL_TEXT_SEPARATOR);
+  }
+  if (block.is_error === true) text = TOOL_ERROR_PREFIX + text;
+  return { id, text, images };
+}
+
 /** Text part that introduces the images of a tool result, moved into a user message on Chat. */
 export function toolImagesNote(toolUseId: string): string {
   return `Images returned by tool call ${toolUseId}:`;
