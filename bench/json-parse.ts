@@ -1,52 +1,7 @@
 // Benchmark: parseStrict vs JSON.parse on a ~200 KB Claude-Code-like request body.
 // Run: npm run build && node dist/bench/json-parse.js
 import { parseStrict } from '../lib/json/strict-parse.js';
-
-function buildBody(targetBytes: number): string {
-  const tools = [];
-  for (let i = 0; i < 20; i++) {
-    tools.push({
-      name: `tool_${i}`,
-      description: `Runs operation ${i}.\nUse it when the user asks for "op ${i}"; never otherwise.\n\n- fast\n- safe`,
-      input_schema: {
-        type: 'object',
-        properties: {
-          path: { type: 'string', description: 'Absolute path to the file' },
-          limit: { type: 'integer', minimum: 1, maximum: 2000 },
-          recursive: { type: 'boolean', default: false },
-        },
-        required: ['path'],
-        additionalProperties: false,
-      },
-    });
-  }
-  const messages: unknown[] = [];
-  const body = {
-    model: 'claude-sonnet-4-5',
-    max_tokens: 32000,
-    stream: true,
-    system: [{ type: 'text', text: 'You are Claude Code, an interactive CLI tool.\n'.repeat(40), cache_control: { type: 'ephemeral' } }],
-    tools,
-    messages,
-    metadata: { user_id: 'user_0123456789abcdef_account__session_5f0e' },
-  };
-  const code = 'export function add(a: number, b: number): number {\n\treturn a + b; // "sum" — ✓ ok\n}\n';
-  for (let i = 0; JSON.stringify(body).length < targetBytes; i++) {
-    messages.push({ role: 'user', content: [{ type: 'text', text: `Please look at file number ${i} and fix the bug in it. Thanks! ` }] });
-    messages.push({
-      role: 'assistant',
-      content: [
-        { type: 'text', text: `I'll read the file src/file_${i}.ts first.` },
-        { type: 'tool_use', id: `toolu_01ABCDEF${i}`, name: 'tool_3', input: { path: `/repo/src/file_${i}.ts`, limit: 400 } },
-      ],
-    });
-    messages.push({
-      role: 'user',
-      content: [{ type: 'tool_result', tool_use_id: `toolu_01ABCDEF${i}`, content: code.repeat(8), is_error: false }],
-    });
-  }
-  return JSON.stringify(body);
-}
+import { claudeCodeBody } from './bodies.js';
 
 /** best of several interleaved rounds, so that load from other processes biases no parser */
 function measure(rows: readonly (readonly [string, () => unknown])[], rounds: number, ms: number): number[] {
@@ -68,7 +23,7 @@ function measure(rows: readonly (readonly [string, () => unknown])[], rounds: nu
   return best;
 }
 
-const text = buildBody(200 * 1024);
+const text = claudeCodeBody('claude-sonnet-4-5', 200 * 1024);
 const bytes = Buffer.from(text, 'utf8');
 const rows = [
   ['JSON.parse(string)', () => JSON.parse(text)],
