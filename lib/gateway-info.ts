@@ -11,12 +11,3 @@ export function gatewayObject(ctx: RequestContext): JsonObject {
     routing_latency_ms: r?.routed ? r.routingLatencyMs : null,
   };
 }
-
-/** Messages: present only when there is something to say (auto-routed, or max_tokens capped). */
-export function messagesGatewayInfo(ctx: RequestContext): JsonObject | undefined {
-  const r = ctx.routed;
-  if (!r || (!r.routed && r.maxTokensCappedTo === null)) return undefined;
-  const out = gatewayObject(ctx);
-  if (r.maxTokensCappedTo !== null) out.max_tokens_capped_to = r.maxTokensCappedTo;
-  return out;
-}

@@ -4,7 +4,6 @@
 import type { CanonicalEvent } from '../lib/chunks.js';
 import { jsonEncoders } from '../lib/dialects/encoders.js';
 import { GatewayError } from '../lib/errors.js';
-import { gatewayObject, messagesGatewayInfo } from '../lib/gateway-info.js';
 import type { Stage, StageFactory } from '../lib/stage.js';
 import { sseEncode } from './sse-encode.js';
 
@@ -26,7 +25,7 @@ export function encodeResponse(): StageFactory<CanonicalEvent, string> {
         const factory = jsonEncoders[ctx.dialect];
         if (!factory) throw new GatewayError('GW_ERR_INTERNAL', `no JSON encoder for the ${ctx.dialect} dialect`);
         ctx.response.headers['content-type'] = 'application/json';
-        inner = factory({ gatewayInfo: ctx.dialect === 'anthropic' ? messagesGatewayInfo : gatewayObject });
+        inner = factory();
       }
       return inner;
     };

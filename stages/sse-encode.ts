@@ -3,7 +3,6 @@
 // `ctx.keepalive` to that dialect's keep-alive frame. `fail` gives the terminal in-band error frame.
 import type { CanonicalEvent, DialectName } from '../lib/chunks.js';
 import { publicRequestId, type RequestContext } from '../lib/context.js';
-import { messagesGatewayInfo } from '../lib/gateway-info.js';
 import { sseEncoders, type SseEncoder } from '../lib/dialects/encoders.js';
 import { GatewayError } from '../lib/errors.js';
 import type { Stage } from '../lib/stage.js';
@@ -24,7 +23,7 @@ export function sseEncode(opts: SseEncodeOptions = {}): Stage<CanonicalEvent, st
     if (factory === undefined) throw new GatewayError('GW_ERR_INTERNAL', `sse-encode: no SSE encoder for the ${dialect} dialect`);
     const m = opts.clientModel;
     const clientModel = typeof m === 'function' ? m(ctx) : (m ?? ctx.routed?.request.model ?? undefined);
-    const built = factory({ clientModel, requestId: publicRequestId(ctx), gateway: messagesGatewayInfo(ctx), ctx });
+    const built = factory({ clientModel, requestId: publicRequestId(ctx), ctx });
     ctx.keepalive = built.keepalive;
     return built;
   }

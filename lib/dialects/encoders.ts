@@ -7,6 +7,7 @@ import type { GatewayError } from '../errors.js';
 import type { Stage } from '../stage.js';
 import { anthropicJsonEncode } from './anthropic/encode-json.js';
 import { AnthropicSseEncoder } from './anthropic/encode-sse.js';
+import { messagesGatewayInfo } from './anthropic/gateway.js';
 import { chatJsonEncode } from './openai-chat/encode-json.js';
 import { ChatSseEncoder } from './openai-chat/encode-sse.js';
 import { ResponsesSseEncoder, responsesJsonEncode } from './openai-responses/client-encode.js';
@@ -25,8 +26,6 @@ export interface SseEncoderOptions {
   clientModel: string | undefined;
   /** the request id the client sees (the `request-id` header) */
   requestId: string;
-  /** the Messages `gateway` object, when there is something to say (routed, max_tokens capped) */
-  gateway: JsonObject | undefined;
   /** the request: routed model, validated usage (ctx.usage), labels */
   ctx: RequestContext;
 }
@@ -34,7 +33,7 @@ export interface SseEncoderOptions {
 export type SseEncoderFactory = (opts: SseEncoderOptions) => SseEncoder;
 
 export const sseEncoders: Record<DialectName, SseEncoderFactory | undefined> = {
-  anthropic: (opts) => new AnthropicSseEncoder(opts),
+  anthropic: (opts) => new AnthropicSseEncoder({ ...opts, gateway: messagesGatewayInfo(opts.ctx) }),
   'openai-chat': (opts) => new ChatSseEncoder(opts),
   'openai-responses': (opts) => new ResponsesSseEncoder(opts),
   'openai-transcriptions': undefined,
@@ -51,7 +50,7 @@ export interface JsonEncodeOptions {
 export type JsonEncoderFactory = (opts?: JsonEncodeOptions) => Stage<CanonicalEvent, string>;
 
 export const jsonEncoders: Record<DialectName, JsonEncoderFactory | undefined> = {
-  anthropic: anthropicJsonEncode,
+  anthropic: (opts) => anthropicJsonEncode({ gatewayInfo: messagesGatewayInfo, ...opts }),
   'openai-chat': chatJsonEncode,
   'openai-responses': responsesJsonEncode,
   'openai-transcriptions': undefined,
