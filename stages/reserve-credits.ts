@@ -80,27 +80,43 @@ export interface ReserveCreditsOptions {
 }
 
 export function reserveCredits(opts: ReserveCreditsOptions = {}): StageFactory<RoutedRequest, RoutedRequest> {
-  return (): Stage<RoutedRequest, RoutedRequest> => ({
-    name: 'reserve-credits',
-    step(routed, ctx) {
-      if (ctx.reservation !== null) return [routed];
-      const key = ctx.key;
-      if (key === null) throw new GatewayError('GW_ERR_INTERNAL', 'reserve-credits ran without an authenticated key.');
-      const { catalog, rateLimiter, store } = ctx.services;
-      const model = catalog.get(routed.modelId);
-      if (model === undefined) throw new GatewayError('GW_ERR_INTERNAL', `reserve-credits: model ${routed.modelId} is not in the catalog.`);
-      const tokens = tokenEstimate(model, routed);
-      const decision = rateLimiter.admit(key, tokens, (d) => rateLimitHeaders(ctx.dialect, d));
-      Object.assign(ctx.response.headers, rateLimitHeaders(ctx.dialect, decision));
-      const amount = estimateUnits(model, routed, opts.audioSecondsBound?.(routed, ctx) ?? 0);
-      try {
-        ctx.reservation = store.ledger.reserve({ requestId: ctx.reqId, key, amount });
-      } catch (err) {
-        // nothing will run: give the counted tokens back
-        rateLimiter.record(key, 0, decision.estimatedTokens);
-        throw err;
-      }
-      return [routed];
-    },
-  });
+  return (): Stage<RoutedRequest, RoutedRequest> => {
+    /** the hold being committed (batched with the other holds and settles of this event-loop turn) */
+    let pending: Promise<unknown> | null = null;
+    return {
+      name: 'reserve-credits',
+      step(routed, ctx) {
+        if (ctx.reservation !== null) return [routed];
+        const key = ctx.key;
+        if (key === null) throw new GatewayError('GW_ERR_INTERNAL', 'reserve-credits ran without an authenticated key.');
+        const { catalog, rateLimiter, store } = ctx.services;
+        const model = catalog.get(routed.modelId);
+        if (model === undefined) throw new GatewayError('GW_ERR_INTERNAL', `reserve-credits: model ${routed.modelId} is not in the catalog.`);
+        const tokens = tokenEstimate(model, routed);
+        const decision = rateLimiter.admit(key, tokens, (d) => rateLimitHeaders(ctx.dialect, d));
+        Object.assign(ctx.response.headers, rateLimitHeaders(ctx.dialect, decision));
+        const amount = estimateUnits(model, routed, opts.audioSecondsBound?.(routed, ctx) ?? 0);
+        // The hold lands on the context as soon as it commits, whether or not the pipeline is still
+        // waiting for it (a client gone meanwhile): `close` waits for it, so settle always sees it.
+        const held = store.ledger.reserveSoon({ requestId: ctx.reqId, key, amount }).then(
+          (reservation) => {
+            ctx.reservation = reservation;
+          },
+          (err: unknown) => {
+            // nothing will run: give the counted tokens back
+            rateLimiter.record(key, 0, decision.estimatedTokens);
+            throw err;
+          },
+        );
+        pending = held.catch(() => undefined);
+        return (async function* () {
+          await held;
+          yield routed;
+        })();
+      },
+      async close() {
+        await pending;
+      },
+    };
+  };
 }

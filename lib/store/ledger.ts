@@ -57,8 +57,15 @@ export interface Ledger {
   /** release everything (nothing charged); the record, if given, is written with cost 0; false when already ended */
   release(reservation: Reservation, record?: UsageRecord): boolean;
   /**
-   * `settle` (charge = true) or `release`, batched: every reservation ended in the same event-loop
-   * turn shares one transaction (one commit), so a busy gateway does not pay a commit per request.
+   * `reserve`, batched with every other reserve and end of the same event-loop turn in one
+   * transaction (one commit). Each hold is still decided alone, in queue order, against the counters
+   * as the earlier operations of the batch left them; resolves once the batch committed (so the hold
+   * is on disk before any provider work), rejects with the same 402 `reserve` would throw.
+   */
+  reserveSoon(input: ReserveInput): Promise<Reservation>;
+  /**
+   * `settle` (charge = true) or `release`, batched like `reserveSoon`: every reservation ended in the
+   * same event-loop turn shares one transaction, so a busy gateway does not pay a commit per request.
    * Resolves once the batch committed; `flush()` commits what is queued at once (shutdown).
    */
   endSoon(reservation: Reservation, record: UsageRecord, charge: boolean): Promise<boolean>;
@@ -98,13 +105,13 @@ interface ReservationRow {
   amount: number;
 }
 
-/** A reservation waiting in the batch that ends it. */
-interface Ending {
-  id: string;
-  record: UsageRecord;
-  resolve: (ended: boolean) => void;
-  reject: (err: unknown) => void;
-}
+/** An operation waiting for the batch (one transaction) that runs it. */
+type Op =
+  | { kind: 'end'; id: string; record: UsageRecord; resolve: (ended: boolean) => void; reject: (err: unknown) => void }
+  | { kind: 'reserve'; input: ReserveInput; resolve: (r: Reservation) => void; reject: (err: unknown) => void };
+
+/** What one operation of a batch came to: its value, or the GatewayError that refused it. */
+type Outcome = { ok: true; value: boolean | Reservation } | { ok: false; error: GatewayError };
 
 /** One counter change at every level of a reservation: `reserve` added to reserved, `cost` charged. */
 interface Delta {
@@ -147,8 +154,8 @@ export class SqliteLedger implements Ledger {
   private readonly countReservations: Database.Statement<[], { n: number }>;
   private readonly reserveTx: Database.Transaction<(input: ReserveInput) => Reservation>;
   private readonly endTx: Database.Transaction<(id: string, record: UsageRecord | null) => boolean>;
-  private readonly endManyTx: Database.Transaction<(batch: readonly Ending[]) => boolean[]>;
-  private queue: Ending[] = [];
+  private readonly batchTx: Database.Transaction<(batch: readonly Op[]) => Outcome[]>;
+  private queue: Op[] = [];
   private readonly staleTx: Database.Transaction<() => number>;
   private readonly creditTx: Database.Transaction<(org: string, units: number, reason: string) => number>;
 
@@ -191,7 +198,7 @@ export class SqliteLedger implements Ledger {
 
     this.reserveTx = db.transaction((input: ReserveInput) => this.reserveInTx(input));
     this.endTx = db.transaction((id: string, record: UsageRecord | null) => this.endInTx(id, record));
-    this.endManyTx = db.transaction((batch: readonly Ending[]) => batch.map((e) => this.endInTx(e.id, e.record)));
+    this.batchTx = db.transaction((batch: readonly Op[]) => batch.map((op) => this.runOp(op)));
     this.staleTx = db.transaction(() => {
       const rows = this.staleReservations.all(this.bootId);
       for (const r of rows) this.apply({ key: r.key_id, org: r.org, project: r.project, environment: r.environment, reserve: -r.amount, cost: 0 });
@@ -213,26 +220,49 @@ export class SqliteLedger implements Ledger {
     return true;
   }
 
+  /** One operation inside the batch transaction. A refused hold wrote nothing, so the batch goes on. */
+  private runOp(op: Op): Outcome {
+    if (op.kind === 'end') return { ok: true, value: this.endInTx(op.id, op.record) };
+    try {
+      return { ok: true, value: this.reserveInTx(op.input) };
+    } catch (err) {
+      if (GatewayError.is(err)) return { ok: false, error: err };
+      throw err; // a store failure: the whole batch rolls back
+    }
+  }
+
+  private enqueue(op: Op): void {
+    this.queue.push(op);
+    if (this.queue.length === 1) setImmediate(() => this.flush());
+  }
+
+  reserveSoon(input: ReserveInput): Promise<Reservation> {
+    assertUnits(input.amount, 'reservation amount');
+    return new Promise((resolve, reject) => this.enqueue({ kind: 'reserve', input, resolve, reject }));
+  }
+
   endSoon(reservation: Reservation, record: UsageRecord, charge: boolean): Promise<boolean> {
     if (charge) assertUnits(record.cost, 'cost');
-    return new Promise((resolve, reject) => {
-      this.queue.push({ id: reservation.id, record: charge ? record : { ...record, cost: 0 }, resolve, reject });
-      if (this.queue.length === 1) setImmediate(() => this.flush());
-    });
+    return new Promise((resolve, reject) => this.enqueue({ kind: 'end', id: reservation.id, record: charge ? record : { ...record, cost: 0 }, resolve, reject }));
   }
 
   flush(): void {
     const batch = this.queue;
     if (batch.length === 0) return;
     this.queue = [];
-    let results: boolean[];
+    let results: Outcome[];
     try {
-      results = this.endManyTx.immediate(batch);
+      results = this.batchTx.immediate(batch);
     } catch (err) {
-      for (const e of batch) e.reject(err);
+      for (const op of batch) op.reject(err);
       return;
     }
-    batch.forEach((e, i) => e.resolve(results[i]!));
+    batch.forEach((op, i) => {
+      const r = results[i]!;
+      if (!r.ok) op.reject(r.error);
+      else if (op.kind === 'end') op.resolve(r.value as boolean);
+      else op.resolve(r.value as Reservation);
+    });
   }
 
   private apply(d: Delta): void {
