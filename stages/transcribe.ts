@@ -108,9 +108,14 @@ export function reserveTranscription(): StageFactory<TranscriptionJob, Transcrip
       name: 'reserve-credits',
       step(job, c) {
         boundSeconds = job.audio.boundSeconds;
-        inner.step(job.routed, c);
-        return [job];
+        const held = inner.step(job.routed, c);
+        return (async function* () {
+          // the hold commits with the others of this event-loop turn; a refusal (402) throws here
+          if (held != null) for await (const _ of held as AsyncIterable<unknown> | Iterable<unknown>) void _;
+          yield job;
+        })();
       },
+      close: (c, error) => inner.close?.(c, error),
     };
   };
 }
