@@ -1,5 +1,7 @@
 // Benchmark: reserve + settle round trips per second on the SQLite ledger, single process, on a
-// file-backed store (WAL, synchronous=NORMAL) in a temp dir and on :memory:.
+// file-backed store (WAL, synchronous=NORMAL) in a temp dir and on :memory:. Each store is measured
+// one call at a time (a transaction each) and batched as the gateway runs it (`reserveSoon` /
+// `endSoon`: what 16 concurrent requests queue in one event-loop turn shares one transaction).
 // Run: npx tsc -p . && node dist/bench/store.js [iterations]
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -47,10 +49,37 @@ function record(requestId: string, cost: number): UsageRecord {
   };
 }
 
-function run(label: string, url: string): void {
+const BATCH = 16;
+
+function open(url: string): { store: Store; key: NonNullable<ReturnType<Store['findKey']>> } {
   const store = new Store(url);
   store.seed(config);
-  const key = store.findKey('bench-key-0123456789')!;
+  return { store, key: store.findKey('bench-key-0123456789')! };
+}
+
+function report(label: string, ms: number, n = iterations): void {
+  const perSec = Math.round((n * 1000) / ms);
+  console.log(`${label.padEnd(22)} ${n} reserve+settle in ${ms.toFixed(0)} ms: ${perSec} round trips/s (${((ms * 1000) / n).toFixed(1)} µs each)`);
+}
+
+async function runBatched(label: string, url: string): Promise<void> {
+  const { store, key } = open(url);
+  const ledger = store.ledger;
+  const round = async (prefix: string): Promise<void> => {
+    const ids = Array.from({ length: BATCH }, (_, j) => `${prefix}-${j}`);
+    const holds = await Promise.all(ids.map((requestId) => ledger.reserveSoon({ requestId, key, amount: 1_000_000 })));
+    await Promise.all(holds.map((r) => ledger.endSoon(r, record(r.requestId, 9_000), true)));
+  };
+  for (let i = 0; i < 500 / BATCH; i++) await round(`warm-${i}`);
+  const rounds = Math.ceil(iterations / BATCH);
+  const start = process.hrtime.bigint();
+  for (let i = 0; i < rounds; i++) await round(`req-${i}`);
+  report(`${label}, batches of ${BATCH}`, Number(process.hrtime.bigint() - start) / 1e6, rounds * BATCH);
+  store.close();
+}
+
+function run(label: string, url: string): void {
+  const { store, key } = open(url);
   const ledger = store.ledger;
   // warm up the statements and the page cache
   for (let i = 0; i < 500; i++) ledger.settle(ledger.reserve({ requestId: `warm-${i}`, key, amount: 1_000_000 }), record(`warm-${i}`, 9_000));
@@ -59,15 +88,14 @@ function run(label: string, url: string): void {
     const r = ledger.reserve({ requestId: `req-${i}`, key, amount: 1_000_000 });
     ledger.settle(r, record(`req-${i}`, 9_000));
   }
-  const ms = Number(process.hrtime.bigint() - start) / 1e6;
-  const perSec = Math.round((iterations * 1000) / ms);
-  console.log(`${label.padEnd(12)} ${iterations} reserve+settle in ${ms.toFixed(0)} ms: ${perSec} round trips/s (${(ms * 1000 / iterations).toFixed(1)} µs each)`);
+  report(label, Number(process.hrtime.bigint() - start) / 1e6);
   store.close();
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'gateway-bench-'));
 try {
   run('file (WAL)', `sqlite:${join(dir, 'gateway.db')}`);
+  await runBatched('file (WAL)', `sqlite:${join(dir, 'batched.db')}`);
   run(':memory:', 'sqlite::memory:');
 } finally {
   rmSync(dir, { recursive: true, force: true });
