@@ -2,29 +2,16 @@
 // numbers, a byte order mark and invalid UTF-8, and every error names the JSON path and the UTF-8
 // byte offset where it was found. It runs on every request body and upstream event, so the hot loop
 // scans a string with charCodeAt, slices escape-free strings directly and keeps the path as a stack of
-// segments, formatted only when throwing.
+// segments, formatted only when throwing. The error class and message helpers are in
+// syntax-error.ts, the invalid UTF-8 slow path in utf8.ts.
 import type { JsonObject, JsonValue } from '../chunks.js';
 import { formatPath } from './path.js';
-import { findInvalidUtf8 } from './utf8.js';
+import { describe, findStringError, JsonSyntaxError } from './syntax-error.js';
+import { locateInvalidUtf8 } from './utf8.js';
 
 export { formatPath } from './path.js';
+export { JsonSyntaxError } from './syntax-error.js';
 export { findInvalidUtf8 } from './utf8.js';
-
-export class JsonSyntaxError extends Error {
-  /** path of the value where the error is, '' for the root (shown as "(root)" in the message) */
-  readonly path: string;
-  /** UTF-8 byte offset in the input (for string input: in its UTF-8 encoding) */
-  readonly offset: number;
-  /** what is wrong, without the location */
-  readonly reason: string;
-  constructor(reason: string, path: string, offset: number) {
-    super(`at byte ${offset} (${path === '' ? 'root' : path}): ${reason}`);
-    this.name = 'JsonSyntaxError';
-    this.path = path;
-    this.offset = offset;
-    this.reason = reason;
-  }
-}
 
 export interface StrictParseOptions {
   /** maximum nesting of arrays and objects; default 512 */
@@ -54,7 +41,7 @@ export function parseStrict(input: string | Uint8Array, opts?: StrictParseOption
   try {
     text = utf8.decode(input);
   } catch {
-    return locateInvalidUtf8(input, limit);
+    return locateInvalidUtf8(input, (prefix) => run(prefix, limit));
   }
   return run(text, limit);
 }
@@ -71,7 +58,7 @@ function run(text: string, limit: number): JsonValue {
     skipWs();
     if (pos < len) {
       depth = 0;
-      fail(`unexpected ${describe(pos)} after the JSON value`, pos);
+      fail(`unexpected ${describe(src, pos)} after the JSON value`, pos);
     }
     return value;
   } catch (err) {
@@ -89,13 +76,6 @@ function run(text: string, limit: number): JsonValue {
 function fail(reason: string, at: number, pathDepth: number = depth): never {
   const offset = Buffer.byteLength(src.slice(0, at), 'utf8');
   throw new JsonSyntaxError(reason, formatPath(segs.slice(0, pathDepth)), offset);
-}
-
-function describe(at: number): string {
-  if (at >= len) return 'end of input';
-  const c = src.codePointAt(at) as number;
-  if (c < 0x20 || c === 0x7f) return `control character U+${c.toString(16).toUpperCase().padStart(4, '0')}`;
-  return `character ${JSON.stringify(String.fromCodePoint(c))}`;
 }
 
 function skipWs(): void {
@@ -127,7 +107,7 @@ function unexpectedValue(): never {
   if (c === 0x2f) fail('comments are not allowed', pos);
   if (c === 0x2b) fail('a number cannot start with "+"', pos);
   if (c === 0x2e) fail('a number cannot start with "."', pos);
-  fail(`unexpected ${describe(pos)}, expected a JSON value`, pos);
+  fail(`unexpected ${describe(src, pos)}, expected a JSON value`, pos);
 }
 
 function literal<T extends JsonValue>(word: string, value: T): T {
@@ -137,7 +117,7 @@ function literal<T extends JsonValue>(word: string, value: T): T {
   }
   let i = 1;
   while (src.charCodeAt(pos + i) === word.charCodeAt(i)) i++;
-  return fail(`invalid literal, expected "${word}" but found ${describe(pos + i)}`, pos + i);
+  return fail(`invalid literal, expected "${word}" but found ${describe(src, pos + i)}`, pos + i);
 }
 
 function parseArray(): JsonValue[] {
@@ -166,7 +146,7 @@ function parseArray(): JsonValue[] {
       pos++;
       return arr;
     }
-    fail(`expected "," or "]" after an array element, found ${describe(pos)}`, pos);
+    fail(`expected "," or "]" after an array element, found ${describe(src, pos)}`, pos);
   }
 }
 
@@ -187,7 +167,7 @@ function parseObject(): JsonObject {
       if (c === 0x7d && comma >= 0) fail('trailing comma in object', comma);
       if (c === 0x27) fail('object keys must use double quotes', pos);
       if (c === 0x2f) fail('comments are not allowed', pos);
-      fail(`expected a string key, found ${describe(pos)}`, pos);
+      fail(`expected a string key, found ${describe(src, pos)}`, pos);
     }
     const keyAt = pos;
     const key = parseString();
@@ -195,7 +175,7 @@ function parseObject(): JsonObject {
     depth = d + 1;
     if (Object.hasOwn(obj, key)) fail(`duplicate key ${JSON.stringify(key)}`, keyAt);
     skipWs();
-    if (src.charCodeAt(pos) !== 0x3a) fail(`expected ":" after an object key, found ${describe(pos)}`, pos);
+    if (src.charCodeAt(pos) !== 0x3a) fail(`expected ":" after an object key, found ${describe(src, pos)}`, pos);
     pos++;
     const value = parseValue();
     if (key === '__proto__') {
@@ -216,7 +196,7 @@ function parseObject(): JsonObject {
       pos++;
       return obj;
     }
-    fail(`expected "," or "}" after an object member, found ${describe(pos)}`, pos);
+    fail(`expected "," or "}" after an object member, found ${describe(src, pos)}`, pos);
   }
 }
 
@@ -231,14 +211,14 @@ function parseString(): string {
         return src.slice(start, i);
       }
       if (c === 0x5c) return parseEscapedString(start, i);
-      if (c < 0x20) fail(`unescaped ${describe(i)} in string`, i);
+      if (c < 0x20) fail(`unescaped ${describe(src, i)} in string`, i);
     }
   }
   return fail('unterminated string', len);
 }
 
 // A string with escapes: find its closing quote and let JSON.parse decode (and check) the slice. Only
-// when that fails does the scan below look for the exact error.
+// when that fails does findStringError (syntax-error.ts) look for the exact error.
 function parseEscapedString(start: number, i: number): string {
   let q = src.indexOf('"', i);
   for (;;) {
@@ -256,33 +236,8 @@ function parseEscapedString(start: number, i: number): string {
     }
     q = src.indexOf('"', q + 1);
   }
-  return stringError(start, i);
-}
-
-function stringError(start: number, i: number): never {
-  for (; i < len; i++) {
-    const c = src.charCodeAt(i);
-    if (c === 0x22) fail('invalid string', start - 1); // not reached: JSON.parse accepted nothing less
-    if (c === 0x5c) {
-      if (i + 1 >= len) break;
-      const e = src.charCodeAt(i + 1);
-      if (e === 0x75) {
-        for (let k = i + 2; k < i + 6; k++) {
-          if (k >= len) fail('unterminated string', len);
-          const h = src.charCodeAt(k) | 0x20; // lower-cases A-F
-          if (!((h >= 0x30 && h <= 0x39) || (h >= 0x61 && h <= 0x66))) fail('invalid \\u escape: expected 4 hex digits', k);
-        }
-        i += 5;
-      } else if (e === 0x22 || e === 0x5c || e === 0x2f || e === 0x62 || e === 0x66 || e === 0x6e || e === 0x72 || e === 0x74) {
-        i++;
-      } else {
-        fail(`invalid escape "\\${String.fromCodePoint(src.codePointAt(i + 1) as number)}" in string`, i);
-      }
-    } else if (c < 0x20) {
-      fail(`unescaped ${describe(i)} in string`, i);
-    }
-  }
-  return fail('unterminated string', len);
+  const { reason, at } = findStringError(src, start, i);
+  return fail(reason, at);
 }
 
 function isDigit(c: number): boolean {
@@ -297,7 +252,7 @@ function parseNumber(): number {
     c = src.charCodeAt(++i);
     if (!isDigit(c)) {
       if (src.startsWith('Infinity', i)) fail('-Infinity is not valid JSON', start);
-      fail(`expected a digit after "-", found ${describe(i)}`, i);
+      fail(`expected a digit after "-", found ${describe(src, i)}`, i);
     }
   }
   if (c === 0x30) {
@@ -312,7 +267,7 @@ function parseNumber(): number {
   if (c === 0x2e) {
     integer = false;
     c = src.charCodeAt(++i);
-    if (!isDigit(c)) fail(`expected a digit after the decimal point, found ${describe(i)}`, i);
+    if (!isDigit(c)) fail(`expected a digit after the decimal point, found ${describe(src, i)}`, i);
     do c = src.charCodeAt(++i);
     while (isDigit(c));
   }
@@ -320,7 +275,7 @@ function parseNumber(): number {
     integer = false;
     c = src.charCodeAt(++i);
     if (c === 0x2b || c === 0x2d) c = src.charCodeAt(++i);
-    if (!isDigit(c)) fail(`expected a digit in the exponent, found ${describe(i)}`, i);
+    if (!isDigit(c)) fail(`expected a digit in the exponent, found ${describe(src, i)}`, i);
     do c = src.charCodeAt(++i);
     while (isDigit(c));
   }
@@ -334,20 +289,4 @@ function parseNumber(): number {
   const n = Number(src.slice(start, i));
   if (n === Infinity || n === -Infinity) fail('number out of range (not finite)', start);
   return n;
-}
-
-// Slow path, only for invalid input: parse the well-formed prefix before the bad byte. A syntax error
-// inside it comes first and is reported as is; running out of input there gives the path of the value
-// that holds the bad byte.
-function locateInvalidUtf8(input: Uint8Array, limit: number): never {
-  const bad = findInvalidUtf8(input);
-  const at = bad < 0 ? 0 : bad; // cannot happen: the decoder rejected the input
-  let path = '';
-  try {
-    run(utf8.decode(input.subarray(0, at)), limit);
-  } catch (err) {
-    if (!(err instanceof JsonSyntaxError) || err.offset < at) throw err;
-    path = err.path;
-  }
-  throw new JsonSyntaxError('invalid UTF-8', path, at);
 }

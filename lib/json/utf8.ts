@@ -1,4 +1,8 @@
-// UTF-8 well-formedness (RFC 3629): used to locate the bad byte when strict decoding fails.
+// UTF-8 well-formedness (RFC 3629): used to locate the bad byte when strict decoding fails, and to
+// report it with the JSON path of the value that holds it.
+import { JsonSyntaxError } from './syntax-error.js';
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /**
  * Offset of the first byte that starts an ill-formed UTF-8 sequence (overlong, lone continuation,
@@ -33,4 +37,23 @@ export function findInvalidUtf8(b: Uint8Array): number {
     i += need + 1;
   }
   return -1;
+}
+
+/**
+ * Throws the JsonSyntaxError for JSON bytes that are not valid UTF-8. Slow path, only for invalid
+ * input: `parsePrefix` parses the well-formed prefix before the bad byte. A syntax error inside it
+ * comes first and is reported as is; running out of input there gives the path of the value that
+ * holds the bad byte.
+ */
+export function locateInvalidUtf8(input: Uint8Array, parsePrefix: (text: string) => unknown): never {
+  const bad = findInvalidUtf8(input);
+  const at = bad < 0 ? 0 : bad; // cannot happen: the decoder rejected the input
+  let path = '';
+  try {
+    parsePrefix(utf8.decode(input.subarray(0, at)));
+  } catch (err) {
+    if (!(err instanceof JsonSyntaxError) || err.offset < at) throw err;
+    path = err.path;
+  }
+  throw new JsonSyntaxError('invalid UTF-8', path, at);
 }

@@ -16,6 +16,7 @@ import { GatewayError, invalid } from '../../errors.js';
 import { arr, bool, int, isObject, jsonBytes, kind, num, obj, oneOf, shorten, str } from '../anthropic/validate-util.js';
 import { given, validateMetadata } from '../openai-chat/validate-params.js';
 import { validateInput, type Scan } from './client-validate-input.js';
+import { validateToolChoice, validateTools } from './client-validate-tools.js';
 
 export const AUTO_MODEL = 'gateway-auto';
 export const DEFAULT_AUTO_EFFORT = 'high';
@@ -33,11 +34,6 @@ const TOP_LEVEL: ReadonlySet<string> = new Set([
   'store', 'previous_response_id', 'conversation', 'background', 'prompt', 'moderation', 'context_management',
 ]);
 
-/** Hosted tools accepted and ignored (decisions §9.10), with their `_preview` and dated variants. */
-const IGNORED_TOOL = /^(?:file_search|code_interpreter|computer_use|computer|image_generation|mcp|tool_search|local_shell)(?:_preview)?(?:_\d{4}_\d{2}_\d{2})?$/;
-const WEB_SEARCH_TOOL = /^web_search(?:_preview)?(?:_\d{4}_\d{2}_\d{2})?$/;
-/** OpenAI's rule for function names */
-const NAME = /^[A-Za-z0-9_.:-]{1,128}$/;
 const MAX_END_USER_ID = 512;
 const MAX_SESSION_ID = 256;
 
@@ -163,78 +159,6 @@ export function validateResponsesRequest(body: JsonValue, opts: ResponsesValidat
     labels,
     forward: sessionId === undefined ? { betas: [], headers: {} } : { betas: [], headers: {}, sessionId },
   };
-}
-
-// ---- tools ------------------------------------------------------------------------------------
-
-interface Tools {
-  functions: JsonObject[];
-  customTools: Set<string>;
-  clientTools: { shell: boolean; applyPatch: boolean };
-  webSearch: JsonObject[];
-}
-
-function validateTools(v: JsonValue, scan: Scan): Tools {
-  const out: Tools = { functions: [], customTools: new Set(), clientTools: { shell: false, applyPatch: false }, webSearch: [] };
-  const names = new Set<string>();
-  const walk = (list: JsonValue[], at: string, nested: boolean): void => {
-    for (let i = 0; i < list.length; i++) {
-      const path = `${at}[${i}]`;
-      const tool = obj(list[i], path);
-      const type = str(tool.type, `${path}.type`, 1);
-      if (type === 'function' || type === 'custom') {
-        const name = str(tool.name, `${path}.name`, 1);
-        if (!NAME.test(name)) throw invalid(`${path}.name`, `must be 1 to 128 letters, digits, underscores, dots, colons or dashes, got "${shorten(name)}"`);
-        if (names.has(name)) throw invalid(`${path}.name`, `"${shorten(name)}" is already the name of another tool; tool names must be unique`);
-        names.add(name);
-        if (given(tool.description)) str(tool.description, `${path}.description`);
-        if (type === 'function') {
-          if (given(tool.parameters)) obj(tool.parameters, `${path}.parameters`);
-          if (given(tool.strict)) bool(tool.strict, `${path}.strict`);
-        } else {
-          if (given(tool.format)) obj(tool.format, `${path}.format`);
-          out.customTools.add(name);
-        }
-        out.functions.push(tool);
-        scan.bytes += jsonBytes(tool);
-      } else if (type === 'namespace' && !nested) {
-        walk(arr(tool.tools, `${path}.tools`), `${path}.tools`, true);
-      } else if (type === 'shell') {
-        out.clientTools.shell = true;
-      } else if (type === 'apply_patch') {
-        out.clientTools.applyPatch = true;
-      } else if (WEB_SEARCH_TOOL.test(type)) {
-        out.webSearch.push(tool);
-      } else if (!IGNORED_TOOL.test(type)) {
-        throw invalid(`${path}.type`, `tool type "${shorten(type)}" is not supported. Supported: function, custom, namespace, shell, apply_patch, web_search (hosted); file_search, code_interpreter, computer_use, image_generation, mcp and tool_search are accepted and ignored`);
-      }
-    }
-  };
-  walk(arr(v, 'tools'), 'tools', false);
-  return out;
-}
-
-const HOSTED_CHOICES: ReadonlySet<string> = new Set(['web_search', 'web_search_preview', 'file_search', 'code_interpreter', 'computer_use_preview', 'image_generation', 'mcp']);
-
-function validateToolChoice(v: JsonValue, functions: readonly JsonObject[]): void {
-  if (typeof v === 'string') {
-    const choice = oneOf(v, 'tool_choice', ['auto', 'none', 'required']);
-    if (choice === 'required' && functions.length === 0) throw invalid('tool_choice', '"required" needs at least one function or custom tool in "tools"');
-    return;
-  }
-  const choice = obj(v, 'tool_choice');
-  const type = str(choice.type, 'tool_choice.type', 1);
-  if (type === 'function' || type === 'custom') {
-    const name = str(choice.name, 'tool_choice.name', 1);
-    if (!functions.some((f) => f.name === name && f.type === type)) throw invalid('tool_choice.name', `"${shorten(name)}" is not the name of a ${type} tool in "tools"`);
-    return;
-  }
-  if (type === 'allowed_tools') {
-    oneOf(choice.mode, 'tool_choice.mode', ['auto', 'required']);
-    arr(choice.tools, 'tool_choice.tools');
-    return;
-  }
-  if (!HOSTED_CHOICES.has(type)) throw invalid('tool_choice.type', `must be "function", "custom", "allowed_tools" or a hosted tool type, got "${shorten(type)}"`);
 }
 
 // ---- parameters -------------------------------------------------------------------------------

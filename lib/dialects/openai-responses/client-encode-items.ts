@@ -1,0 +1,212 @@
+// The output items of a Responses response being written (client-encode-writer.ts): one item per
+// canonical block, kept for the final Response object and announced as named SSE events.
+//
+// - text block → a `message` item: output_item.added, content_part.added, output_text.delta…,
+//   output_text.done, content_part.done, output_item.done.
+// - tool-call block → a `function_call` item (function_call_arguments.delta… / .done); when the
+//   name is a `custom` tool of the request (served through a Chat or Messages deployment, where it
+//   was declared as a function taking `{input}`), a `custom_tool_call` item whose `input` is that
+//   string (custom_tool_call_input.delta / .done at the block's end).
+// - thinking block → a `reasoning` item: reasoning_summary_part.added,
+//   reasoning_summary_text.delta…, .done, reasoning_summary_part.done. Its `encrypted_content`
+//   (only when `include` has `reasoning.encrypted_content`): the original encrypted_content for a
+//   Responses signature (`oai-rs:`, whose item id and summary parts are restored too), else
+//   `anthropic-thinking:<base64url JSON of the block>` (client-state.ts). Redacted thinking → a
+//   reasoning item with an empty summary and the encoded block.
+// - opaque block from a Responses upstream (hosted tool calls, custom_tool_call, shell_call, …) →
+//   that item as the provider sent it (output_item.added + done); other opaque blocks are dropped.
+import type { CanonicalBlock, JsonObject, NativeFrame } from '../../chunks.js';
+import { toolArguments } from '../openai-chat/client.js';
+import { encodeAnthropicThinking, summaryOf } from './client-state.js';
+import type { ResponsesFacts } from './client-validate.js';
+import { decodeReasoningSignature, isResponsesSignature, reasoningInputItem } from './reasoning-state.js';
+
+type Block =
+  | { kind: 'message'; out: number; id: string; text: string }
+  | { kind: 'call'; out: number; id: string; callId: string; name: string; json: string; streamed: boolean; input: JsonObject | null; custom: boolean }
+  | { kind: 'reasoning'; out: number; id: string; text: string; signature: string; partOpen: boolean }
+  | { kind: 'redacted'; out: number; id: string; data: string };
+
+/** Writes one named SSE event (a no-op when not streaming). */
+export type EmitEvent = (type: string, fields: JsonObject) => void;
+
+export class OutputItems {
+  private readonly facts: ResponsesFacts;
+  private readonly base: string;
+  private readonly emit: EmitEvent;
+  /** the items in output order, as they are now */
+  readonly output: JsonObject[] = [];
+  private readonly blocks: (Block | undefined)[] = [];
+  private nextItem = 0;
+
+  constructor(facts: ResponsesFacts, base: string, emit: EmitEvent) {
+    this.facts = facts;
+    this.base = base;
+    this.emit = emit;
+  }
+
+  private itemId(prefix: string): string {
+    return `${prefix}_${this.base}_${this.nextItem++}`;
+  }
+
+  private added(out: number, item: JsonObject): void {
+    this.output[out] = item;
+    this.emit('response.output_item.added', { output_index: out, item });
+  }
+
+  private done(out: number, item: JsonObject): void {
+    this.output[out] = item;
+    this.emit('response.output_item.done', { output_index: out, item });
+  }
+
+  openBlock(index: number, b: CanonicalBlock, native: NativeFrame | undefined): void {
+    const out = this.output.length;
+    switch (b.kind) {
+      case 'text': {
+        const id = this.itemId('msg');
+        this.blocks[index] = { kind: 'message', out, id, text: '' };
+        this.added(out, { id, type: 'message', status: 'in_progress', content: [], role: 'assistant' });
+        this.emit('response.content_part.added', { item_id: id, output_index: out, content_index: 0, part: { type: 'output_text', annotations: [], text: '' } });
+        this.text(index, b.text);
+        return;
+      }
+      case 'tool-call': {
+        const custom = this.facts.customTools.has(b.name);
+        const id = this.itemId(custom ? 'ctc' : 'fc');
+        this.blocks[index] = { kind: 'call', out, id, callId: b.id, name: b.name, json: '', streamed: false, input: b.input, custom };
+        this.added(
+          out,
+          custom
+            ? { id, type: 'custom_tool_call', status: 'in_progress', call_id: b.id, name: b.name, input: '' }
+            : { id, type: 'function_call', status: 'in_progress', arguments: '', call_id: b.id, name: b.name },
+        );
+        return;
+      }
+      case 'thinking': {
+        const nativeItem = native?.dialect === 'openai-responses' ? native.parsed.item : undefined;
+        const nativeId = typeof nativeItem === 'object' && nativeItem !== null && !Array.isArray(nativeItem) && typeof nativeItem.id === 'string' ? nativeItem.id : undefined;
+        const stateId = isResponsesSignature(b.signature) ? decodeReasoningSignature(b.signature)?.id : undefined;
+        const id = stateId ?? nativeId ?? this.itemId('rs');
+        this.blocks[index] = { kind: 'reasoning', out, id, text: '', signature: b.signature, partOpen: false };
+        this.added(out, { id, type: 'reasoning', summary: [] });
+        this.thinking(index, b.thinking);
+        return;
+      }
+      case 'redacted-thinking': {
+        const id = this.itemId('rs');
+        this.blocks[index] = { kind: 'redacted', out, id, data: b.data };
+        this.added(out, { id, type: 'reasoning', summary: [] });
+        return;
+      }
+      case 'opaque': {
+        this.blocks[index] = undefined;
+        const item = b.value;
+        if (native?.dialect !== 'openai-responses' || typeof item.type !== 'string') return;
+        this.added(out, item);
+        this.done(out, item);
+      }
+    }
+  }
+
+  text(index: number, text: string): void {
+    const b = this.blocks[index];
+    if (b?.kind !== 'message' || text === '') return;
+    b.text += text;
+    this.emit('response.output_text.delta', { item_id: b.id, output_index: b.out, content_index: 0, delta: text, logprobs: [] });
+  }
+
+  thinking(index: number, text: string): void {
+    const b = this.blocks[index];
+    if (b?.kind !== 'reasoning' || text === '') return;
+    if (!b.partOpen) {
+      b.partOpen = true;
+      this.emit('response.reasoning_summary_part.added', { item_id: b.id, output_index: b.out, summary_index: 0, part: { type: 'summary_text', text: '' } });
+    }
+    b.text += text;
+    this.emit('response.reasoning_summary_text.delta', { item_id: b.id, output_index: b.out, summary_index: 0, delta: text });
+  }
+
+  signature(index: number, signature: string): void {
+    const b = this.blocks[index];
+    if (b?.kind === 'reasoning') b.signature = signature;
+  }
+
+  toolInput(index: number, json: string): void {
+    const b = this.blocks[index];
+    if (b?.kind !== 'call' || json === '') return;
+    b.json += json;
+    b.streamed = true;
+    if (!b.custom) this.emit('response.function_call_arguments.delta', { item_id: b.id, output_index: b.out, delta: json });
+  }
+
+  closeBlock(index: number): void {
+    const b = this.blocks[index];
+    if (b === undefined) return;
+    this.blocks[index] = undefined;
+    switch (b.kind) {
+      case 'message': {
+        const part = { type: 'output_text', annotations: [], text: b.text };
+        this.emit('response.output_text.done', { item_id: b.id, output_index: b.out, content_index: 0, text: b.text, logprobs: [] });
+        this.emit('response.content_part.done', { item_id: b.id, output_index: b.out, content_index: 0, part });
+        this.done(b.out, { id: b.id, type: 'message', status: 'completed', content: [part], role: 'assistant' });
+        return;
+      }
+      case 'call': {
+        const args = toolArguments(b.json, b.input);
+        if (b.custom) {
+          const input = customInput(args);
+          this.emit('response.custom_tool_call_input.delta', { item_id: b.id, output_index: b.out, delta: input });
+          this.emit('response.custom_tool_call_input.done', { item_id: b.id, output_index: b.out, input });
+          this.done(b.out, { id: b.id, type: 'custom_tool_call', status: 'completed', call_id: b.callId, name: b.name, input });
+          return;
+        }
+        if (!b.streamed && args !== '') this.emit('response.function_call_arguments.delta', { item_id: b.id, output_index: b.out, delta: args });
+        this.emit('response.function_call_arguments.done', { item_id: b.id, output_index: b.out, arguments: args });
+        this.done(b.out, { id: b.id, type: 'function_call', status: 'completed', arguments: args, call_id: b.callId, name: b.name });
+        return;
+      }
+      case 'reasoning': {
+        if (b.partOpen) {
+          this.emit('response.reasoning_summary_text.done', { item_id: b.id, output_index: b.out, summary_index: 0, text: b.text });
+          this.emit('response.reasoning_summary_part.done', { item_id: b.id, output_index: b.out, summary_index: 0, part: { type: 'summary_text', text: b.text } });
+        }
+        this.done(b.out, this.reasoningItem(b));
+        return;
+      }
+      case 'redacted': {
+        const item: JsonObject = { id: b.id, type: 'reasoning', status: 'completed', summary: [] };
+        if (this.facts.includeEncrypted) item.encrypted_content = encodeAnthropicThinking({ type: 'redacted_thinking', data: b.data });
+        this.done(b.out, item);
+      }
+    }
+  }
+
+  private reasoningItem(b: Extract<Block, { kind: 'reasoning' }>): JsonObject {
+    const item: JsonObject = { id: b.id, type: 'reasoning', status: 'completed', summary: summaryOf([b.text]) };
+    let encrypted: string | undefined;
+    if (isResponsesSignature(b.signature)) {
+      const restored = reasoningInputItem(b.text, b.signature);
+      if (restored !== null) {
+        item.summary = restored.summary ?? [];
+        encrypted = restored.encrypted_content as string;
+      }
+    } else if (b.signature !== '') {
+      encrypted = encodeAnthropicThinking({ type: 'thinking', thinking: b.text, signature: b.signature });
+    }
+    if (encrypted !== undefined && encrypted !== '' && this.facts.includeEncrypted) item.encrypted_content = encrypted;
+    return item;
+  }
+}
+
+/** The `input` string of a custom tool called through a function declared as `{input: string}`. */
+function customInput(args: string): string {
+  try {
+    const parsed: unknown = JSON.parse(args);
+    if (typeof parsed === 'object' && parsed !== null && typeof (parsed as Record<string, unknown>).input === 'string') {
+      return (parsed as Record<string, string>).input!;
+    }
+  } catch {
+    // not JSON: the model wrote the raw input
+  }
+  return args;
+}

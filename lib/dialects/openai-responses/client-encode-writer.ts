@@ -1,0 +1,196 @@
+// The state behind both Responses encoders (client-encode.ts): a `ResponseWriter`, one per response,
+// builds the Response object (in progress, completed / incomplete, failed), numbers the named SSE
+// events and holds the output items (client-encode-items.ts). Only canonical fields are read, so
+// events from any upstream encode the same way.
+import { emptyUsage, type CanonicalEvent, type JsonObject, type JsonValue, type StopReason, type Usage } from '../../chunks.js';
+import type { RequestContext } from '../../context.js';
+import type { GatewayError } from '../../errors.js';
+import { unitsToUsd } from '../../pricing.js';
+import { costOfUsage } from '../../../stages/settle.js';
+import { openAiError } from '../openai/errors.js';
+import { chatGateway, mergeUsage } from '../openai-chat/client.js';
+import { OutputItems } from './client-encode-items.js';
+import { responsesFacts, type ResponsesFacts } from './client-validate.js';
+
+const EMPTY_FACTS: ResponsesFacts = {
+  effort: undefined, effortDefaulted: false, reasoningGiven: false, summary: undefined, includeEncrypted: false,
+  functions: [], customTools: new Set(), clientTools: { shell: false, applyPatch: false }, webSearch: [],
+};
+
+function factsFor(ctx: RequestContext): ResponsesFacts {
+  const req = ctx.routed?.request;
+  return req !== undefined && req.source === 'openai-responses' ? responsesFacts(req.body) : EMPTY_FACTS;
+}
+
+/** `resp_…` from the request id (`req_<hex>`). */
+function baseId(requestId: string): string {
+  return requestId.replace(/^req_/, '').replace(/[^A-Za-z0-9]/g, '');
+}
+
+export class ResponseWriter {
+  private readonly ctx: RequestContext;
+  private readonly facts: ResponsesFacts;
+  private readonly streaming: boolean;
+  readonly id: string;
+  private readonly createdAt = Math.floor(Date.now() / 1000);
+  private seq = 0;
+  private frames: string[] = [];
+  private upstreamModel = '';
+  private readonly items: OutputItems;
+  private stop: StopReason | null = null;
+  readonly seen: Usage = emptyUsage();
+  started = false;
+  ended = false;
+
+  constructor(ctx: RequestContext, requestId: string, streaming: boolean) {
+    this.ctx = ctx;
+    this.facts = factsFor(ctx);
+    this.streaming = streaming;
+    const base = baseId(requestId);
+    this.id = `resp_${base}`;
+    this.items = new OutputItems(this.facts, base, (type, fields) => this.ev(type, fields));
+  }
+
+  /** SSE frames produced since the last call. */
+  take(): string {
+    const out = this.frames.join('');
+    this.frames = [];
+    return out;
+  }
+
+  private ev(type: string, fields: JsonObject): void {
+    if (!this.streaming) return;
+    this.frames.push(`event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: this.seq++, ...fields })}\n\n`);
+  }
+
+  private model(): string {
+    return this.ctx.routed?.modelId ?? this.upstreamModel;
+  }
+
+  /** The Response object. */
+  response(status: string, usage: JsonValue, extra: { error?: JsonValue; incomplete?: JsonValue; gateway?: boolean } = {}): JsonObject {
+    const body = this.ctx.routed?.request.body ?? {};
+    const text = body.text;
+    const out: JsonObject = {
+      id: this.id,
+      object: 'response',
+      created_at: this.createdAt,
+      status,
+      error: extra.error ?? null,
+      incomplete_details: extra.incomplete ?? null,
+      instructions: body.instructions ?? null,
+      max_output_tokens: body.max_output_tokens ?? null,
+      model: this.model(),
+      output: status === 'in_progress' ? [] : this.items.output.filter((o) => o !== undefined),
+      parallel_tool_calls: body.parallel_tool_calls ?? true,
+      previous_response_id: null,
+      reasoning: { effort: this.facts.effort ?? null, summary: this.facts.summary ?? null },
+      service_tier: null,
+      store: false,
+      temperature: body.temperature ?? 1,
+      text: typeof text === 'object' && text !== null && !Array.isArray(text) ? { format: { type: 'text' }, ...text } : { format: { type: 'text' } },
+      tool_choice: body.tool_choice ?? 'auto',
+      tools: body.tools ?? [],
+      top_p: body.top_p ?? 1,
+      truncation: 'disabled',
+      usage,
+      user: body.user ?? null,
+      metadata: body.metadata ?? {},
+    };
+    if (extra.gateway) out.gateway = this.gateway();
+    return out;
+  }
+
+  private gateway(): JsonObject {
+    return { ...chatGateway(this.ctx), cost: unitsToUsd(this.ctx.usage === null ? 0 : costOfUsage(this.ctx)) };
+  }
+
+  usage(): JsonObject {
+    const u = this.ctx.usage ?? this.seen;
+    const input = u.input + u.cacheRead + u.cacheWrite;
+    return {
+      input_tokens: input,
+      input_tokens_details: { cached_tokens: u.cacheRead },
+      output_tokens: u.output,
+      output_tokens_details: { reasoning_tokens: u.reasoning },
+      total_tokens: input + u.output,
+    };
+  }
+
+  start(model: string, usage: Usage): void {
+    if (this.started) return;
+    this.started = true;
+    this.upstreamModel = model;
+    mergeUsage(this.seen, usage);
+    const r = this.response('in_progress', null);
+    this.ev('response.created', { response: r });
+    this.ev('response.in_progress', { response: r });
+  }
+
+  finish(stop: StopReason | null, usage: Partial<Usage>): void {
+    this.stop = stop;
+    mergeUsage(this.seen, usage);
+  }
+
+  /** The final Response object (completed or incomplete). */
+  final(): JsonObject {
+    const stop = this.stop;
+    const reason = stop?.kind === 'length' ? 'max_output_tokens' : stop?.kind === 'content-filter' ? 'content_filter' : undefined;
+    return reason === undefined
+      ? this.response('completed', this.usage(), { gateway: true })
+      : this.response('incomplete', this.usage(), { incomplete: { reason }, gateway: true });
+  }
+
+  end(): void {
+    this.ended = true;
+    const r = this.final();
+    this.ev(r.status === 'completed' ? 'response.completed' : 'response.incomplete', { response: r });
+  }
+
+  failed(err: GatewayError): void {
+    this.ended = true;
+    const { code, message } = openAiError(err);
+    if (!this.started) this.start('', emptyUsage());
+    this.ev('response.failed', { response: this.response('failed', null, { error: { code, message }, gateway: true }) });
+  }
+
+  /** Applies one event (SSE frames collect in the writer). */
+  apply(ev: CanonicalEvent): void {
+    if (this.ended) return;
+    switch (ev.type) {
+      case 'message-start':
+        this.start(ev.model, ev.usage);
+        return;
+      case 'block-start':
+        this.items.openBlock(ev.index, ev.block, ev.native);
+        return;
+      case 'text-delta':
+        this.items.text(ev.index, ev.text);
+        return;
+      case 'thinking-delta':
+        this.items.thinking(ev.index, ev.text);
+        return;
+      case 'signature-delta':
+        this.items.signature(ev.index, ev.signature);
+        return;
+      case 'tool-input-delta':
+        this.items.toolInput(ev.index, ev.json);
+        return;
+      case 'block-stop':
+        this.items.closeBlock(ev.index);
+        return;
+      case 'message-delta':
+        this.finish(ev.stop, ev.usage);
+        return;
+      case 'message-stop':
+        this.end();
+        return;
+      case 'error':
+        if (!this.streaming || this.seq === 0) throw ev.error; // nothing written: a JSON error body
+        this.failed(ev.error);
+        return;
+      default:
+        return; // citations, opaque deltas and events, pings (the SSE encoder writes the keep-alive)
+    }
+  }
+}

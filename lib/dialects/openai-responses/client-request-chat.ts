@@ -1,0 +1,225 @@
+// A validated Responses request written as a Chat Completions body (`chatBody`): how the
+// `openai-responses>chat` and `openai-responses>messages` paths of client-request.ts read it.
+//
+// - `instructions` → a leading system message; `system`/`developer` items → system/developer
+//   messages (text parts only); user items → user messages (input_text → text, input_image /
+//   image input_file → image_url, `original` detail → `high`); a `tool` role item is read as a
+//   user message.
+// - Consecutive assistant-side items (reasoning, assistant messages, function_call,
+//   custom_tool_call) form ONE assistant message: reasoning items whose encrypted_content is
+//   `anthropic-thinking:` become Anthropic `reasoning_details` entries (so chat-to-messages
+//   rebuilds the byte-identical thinking / redacted_thinking block; the Chat encoder drops them);
+//   other reasoning items (OpenAI's encrypted state) are dropped; text → content; calls →
+//   `tool_calls` (a custom tool call's `input` as arguments `{"input": …}`).
+// - function_call_output / custom_tool_call_output → `tool` messages (text parts joined by "\n").
+// - Tools: function tools as they are; custom tools → function tools taking one string
+//   parameter `input` (the encoder turns their calls back into custom_tool_call items); hosted
+//   web_search is dropped (it runs only on Responses deployments); shell / apply_patch tools and
+//   their call items → 400 capability_rejected (only a Responses deployment runs them).
+// - `tool_choice` strings pass, `{type: function|custom, name}` → the named function, a hosted
+//   or allowed_tools choice → its mode (`auto` / `required`); `parallel_tool_calls` passes.
+// - Reasoning: the effective effort (after `max` → `xhigh` and the auto default) → Chat
+//   `reasoning.effort`; a `reasoning` object without effort → `reasoning: {}` (the model's
+//   default: adaptive thinking on Anthropic).
+// - `text.format` → `response_format`; `text.verbosity` → `verbosity`; `max_output_tokens` →
+//   `max_completion_tokens`; `temperature`, `top_p`, `user`, `safety_identifier`,
+//   `prompt_cache_key`, `prompt_cache_retention` pass.
+import type { JsonObject, JsonValue } from '../../chunks.js';
+import { capabilityRejected } from '../../errors.js';
+import { redactedDetail, thinkingDetail, type ReasoningDetail } from '../reasoning-details.js';
+import { asArray, asString, isObject, TOOL_TEXT_SEPARATOR } from '../translate/tables.js';
+import { decodeAnthropicThinking } from './client-state.js';
+import { responsesFacts } from './client-validate.js';
+
+/** A Chat Completions body with the meaning of a validated Responses body. */
+export function chatBody(body: JsonObject, modelId: string): JsonObject {
+  const facts = responsesFacts(body);
+  const out: JsonObject = { messages: chatMessages(body, modelId) };
+  const tools = chatTools(body, modelId);
+  if (tools.length > 0) {
+    out.tools = tools;
+    const choice = toolChoice(body.tool_choice);
+    if (choice !== undefined) out.tool_choice = choice;
+    if (typeof body.parallel_tool_calls === 'boolean') out.parallel_tool_calls = body.parallel_tool_calls;
+  }
+  if (facts.effort !== undefined) out.reasoning = { effort: facts.effort };
+  else if (facts.reasoningGiven) out.reasoning = {};
+  if (typeof body.max_output_tokens === 'number') out.max_completion_tokens = body.max_output_tokens;
+  for (const key of ['temperature', 'top_p'] as const) if (typeof body[key] === 'number') out[key] = body[key];
+  for (const key of ['user', 'safety_identifier', 'prompt_cache_key', 'prompt_cache_retention'] as const) {
+    const v = body[key];
+    if (typeof v === 'string' && v !== '') out[key] = v;
+  }
+  const text = isObject(body.text) ? body.text : undefined;
+  const format = isObject(text?.format) ? text.format : undefined;
+  if (format?.type === 'json_object') out.response_format = { type: 'json_object' };
+  else if (format?.type === 'json_schema') {
+    const spec: JsonObject = { name: asString(format.name) ?? 'response', schema: isObject(format.schema) ? format.schema : {} };
+    if (typeof format.description === 'string') spec.description = format.description;
+    if (typeof format.strict === 'boolean') spec.strict = format.strict;
+    out.response_format = { type: 'json_schema', json_schema: spec };
+  }
+  if (typeof text?.verbosity === 'string') out.verbosity = text.verbosity;
+  if (body.stream === true) out.stream = true;
+  return out;
+}
+
+function clientToolRejected(path: string, modelId: string): never {
+  throw capabilityRejected(path, `shell and apply_patch tools run only on models served through the Responses API; the served model ${modelId} is not. Remove the tool (and its call items) or pin another model.`);
+}
+
+function chatTools(body: JsonObject, modelId: string): JsonObject[] {
+  const facts = responsesFacts(body);
+  if (facts.clientTools.shell || facts.clientTools.applyPatch) {
+    const list = asArray(body.tools);
+    const i = list.findIndex((t) => isObject(t) && (t.type === 'shell' || t.type === 'apply_patch'));
+    clientToolRejected(`tools[${i}]`, modelId);
+  }
+  return facts.functions.map((t): JsonObject => {
+    const fn: JsonObject = { name: asString(t.name) ?? '' };
+    if (typeof t.description === 'string') fn.description = t.description;
+    if (t.type === 'custom') {
+      fn.parameters = { type: 'object', properties: { input: { type: 'string', description: customInputHint(t) } }, required: ['input'] };
+    } else {
+      fn.parameters = isObject(t.parameters) ? t.parameters : { type: 'object', properties: {} };
+    }
+    return { type: 'function', function: fn };
+  });
+}
+
+/** The string parameter of a custom tool, described by its grammar when it has one. */
+function customInputHint(tool: JsonObject): string {
+  const format = isObject(tool.format) ? tool.format : undefined;
+  if (format?.type === 'grammar' && typeof format.definition === 'string') {
+    return `The raw tool input, which must follow this ${asString(format.syntax) ?? ''} grammar:\n${format.definition}`;
+  }
+  return 'The raw tool input (free-form text).';
+}
+
+function toolChoice(v: JsonValue | undefined): JsonValue | undefined {
+  if (typeof v === 'string') return v;
+  if (!isObject(v)) return undefined;
+  if (v.type === 'function' || v.type === 'custom') return { type: 'function', function: { name: asString(v.name) ?? '' } };
+  if (v.type === 'allowed_tools') return v.mode === 'required' ? 'required' : 'auto';
+  return 'auto'; // a hosted tool choice ({type: web_search}, ...): the model decides
+}
+
+const IMAGE_DETAIL: Readonly<Record<string, string>> = { low: 'low', high: 'high', auto: 'auto', original: 'high' };
+
+function imagePart(p: JsonObject): JsonObject {
+  let url: string;
+  let detail = asString(p.detail);
+  if (p.type === 'input_file') url = asString(p.file_data) ?? '';
+  else if (isObject(p.image_url)) {
+    url = asString(p.image_url.url) ?? '';
+    detail = asString(p.image_url.detail) ?? detail;
+  } else url = asString(p.image_url) ?? '';
+  const image: JsonObject = { url };
+  if (detail !== undefined && Object.hasOwn(IMAGE_DETAIL, detail)) image.detail = IMAGE_DETAIL[detail]!;
+  return { type: 'image_url', image_url: image };
+}
+
+function textsOf(content: JsonValue | undefined): string[] {
+  if (typeof content === 'string') return [content];
+  const out: string[] = [];
+  for (const p of asArray(content)) {
+    if (!isObject(p)) continue;
+    if (typeof p.text === 'string') out.push(p.text);
+    else if (typeof p.refusal === 'string') out.push(p.refusal);
+  }
+  return out;
+}
+
+function userContent(content: JsonValue | undefined): JsonValue {
+  if (typeof content === 'string') return content;
+  const parts: JsonObject[] = [];
+  for (const p of asArray(content)) {
+    if (!isObject(p)) continue;
+    if (p.type === 'input_image' || p.type === 'input_file') parts.push(imagePart(p));
+    else if (typeof p.text === 'string') parts.push({ type: 'text', text: p.text });
+  }
+  return parts;
+}
+
+interface Assistant {
+  texts: string[];
+  calls: JsonObject[];
+  details: ReasoningDetail[];
+}
+
+function chatMessages(body: JsonObject, modelId: string): JsonObject[] {
+  const out: JsonObject[] = [];
+  if (typeof body.instructions === 'string' && body.instructions !== '') out.push({ role: 'system', content: body.instructions });
+  if (typeof body.input === 'string') {
+    out.push({ role: 'user', content: body.input });
+    return out;
+  }
+  let turn: Assistant | null = null;
+  const flush = (): void => {
+    if (turn === null) return;
+    const t: Assistant = turn;
+    turn = null;
+    if (t.texts.length === 0 && t.calls.length === 0 && t.details.length === 0) return;
+    const m: JsonObject = { role: 'assistant', content: t.texts.length > 0 ? t.texts.join('') : null };
+    if (t.calls.length > 0) m.tool_calls = t.calls;
+    if (t.details.length > 0) m.reasoning_details = t.details as unknown as JsonValue[];
+    if (m.content === null && t.calls.length === 0) m.content = ''; // reasoning only: still a valid chat turn
+    out.push(m);
+  };
+  const assistant = (): Assistant => (turn ??= { texts: [], calls: [], details: [] });
+  const list = asArray(body.input);
+  for (let i = 0; i < list.length; i++) {
+    const item = list[i];
+    if (!isObject(item)) continue;
+    const type = item.type ?? 'message';
+    switch (type) {
+      case 'message':
+        if (item.role === 'assistant') {
+          assistant().texts.push(...textsOf(item.content));
+          break;
+        }
+        flush();
+        if (item.role === 'system' || item.role === 'developer') out.push({ role: item.role, content: textsOf(item.content).join(TOOL_TEXT_SEPARATOR) });
+        else out.push({ role: 'user', content: userContent(item.content) });
+        break;
+      case 'reasoning': {
+        const encrypted = asString(item.encrypted_content);
+        const block = encrypted === undefined ? null : decodeAnthropicThinking(encrypted);
+        if (block === null) break; // OpenAI reasoning state: no other vendor can read it
+        const a = assistant();
+        a.details.push(block.type === 'thinking' ? thinkingDetail(block.thinking, block.signature, a.details.length) : redactedDetail(block.data, a.details.length));
+        break;
+      }
+      case 'function_call':
+        assistant().calls.push(toolCall(item, asString(item.arguments) || '{}'));
+        break;
+      case 'custom_tool_call':
+        assistant().calls.push(toolCall(item, JSON.stringify({ input: asString(item.input) ?? '' })));
+        break;
+      case 'function_call_output':
+      case 'custom_tool_call_output':
+        flush();
+        out.push({ role: 'tool', tool_call_id: asString(item.call_id) ?? '', content: outputText(item.output) });
+        break;
+      case 'shell_call':
+      case 'shell_call_output':
+      case 'apply_patch_call':
+      case 'apply_patch_call_output':
+        clientToolRejected(`input[${i}]`, modelId);
+        break;
+      default:
+        break; // web_search_call: a hosted search only a Responses deployment can replay
+    }
+  }
+  flush();
+  return out;
+}
+
+function toolCall(item: JsonObject, args: string): JsonObject {
+  return { id: asString(item.call_id) ?? '', type: 'function', function: { name: asString(item.name) ?? '', arguments: args } };
+}
+
+function outputText(v: JsonValue | undefined): string {
+  if (typeof v === 'string') return v;
+  return textsOf(v).join(TOOL_TEXT_SEPARATOR);
+}
