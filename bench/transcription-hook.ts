@@ -1,9 +1,11 @@
 // The hook for bench/transcription-upload.ts (20 MB upload, memory stays flat). That file is a
 // scenario of its own: when it exports `scenario` (see scenario.ts) the runner loads it like any
-// other; while it is a standalone script (it starts its own provider and gateway), the runner runs
-// it as a child process and reads its figures from its output:
-//   start                              RSS   61.0 MB  peak   61.0 MB
-//   #1 20 MB upload → 200              RSS   63.2 MB  peak   70.1 MB  (RSS before 62.0 MB; ...)
+// other; while it is a standalone script (it starts its own provider and gateways), the runner runs
+// it as a child process and reads its figures from its output (the first `start` line, the
+// `#N ... upload` lines, and the `verdict, ...` lines):
+//   start                                  76.6 /   76.6
+//   #1 20 MB upload → 200                  80.4 /   80.4     +3.8   ...
+//   verdict, 30 MB upload (refused at 25 MB): ...; flat (both under 8 MB): met
 import { readFileSync } from 'node:fs';
 import { runScript } from './procs.js';
 import type { CustomScenario, Row, Scenario } from './scenario.js';
@@ -47,16 +49,20 @@ export function standaloneUploadScenario(file: string): CustomScenario {
         env.log(r.stdout);
         return [{ scenario: this.name, target: 'gateway', notes: [], skipped: 'bench/transcription-upload.js ran, but its output has no `start` / `#N 20 MB upload` lines this hook can read (its output is above)' }];
       }
-      // the first 20 MB upload runs on a fresh gateway: its peak is what one upload costs
+      // the first 20 MB upload runs on a fresh (warmed-up) gateway: its peak is what one upload costs
       const peak = twenty[0]!.peak;
       const rise = (peak - parsed.startRss) * MiB;
+      const verdicts = [...r.stdout.matchAll(/^verdict, (.+)$/gm)].map((m) => m[1]!);
       return [
         {
           scenario: this.name,
           target: 'gateway',
           peakRssMB: peak,
-          notes: [`${twenty.length}× 20 MB upload (${twenty.map((u) => u.status).join(', ')}); RSS at start ${parsed.startRss.toFixed(0)} MB, peak ${peak.toFixed(0)} MB (+${(rise / MiB).toFixed(1)} MB for the first upload, on a fresh gateway); not pinned, own processes`],
-          extra: { rssRiseBytes: rise, uploadBytes: 20 * MiB, output: r.stdout },
+          notes: [
+            `${twenty.length}× 20 MB upload (${twenty.map((u) => u.status).join(', ')}); RSS at start ${parsed.startRss.toFixed(0)} MB, peak ${peak.toFixed(0)} MB (+${(rise / MiB).toFixed(1)} MB for the first upload, on a fresh gateway after its warm-up); not pinned, own processes`,
+            ...verdicts,
+          ],
+          extra: { rssRiseBytes: rise, uploadBytes: 20 * MiB, verdicts, output: r.stdout },
         },
       ];
     },

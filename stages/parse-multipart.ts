@@ -1,7 +1,8 @@
 // parse-multipart: Buffer → Upload. The request bytes go through busboy as they arrive; the one file
 // part is spooled to a private, already-unlinked temporary file (spool-file.ts: memory stays flat
-// whatever the upload's size, and a failover can send the file again), its bytes counted and shown
-// to an optional probe (the WAV header scanner) on the way. Text fields are collected, and each is shown to `onField` as it
+// whatever the upload's size, the chunks being freed as they go by, see transient-buffers.ts; and a
+// failover can send the file again), its bytes counted and shown to an optional probe (the WAV
+// header scanner) on the way. Text fields are collected, and each is shown to `onField` as it
 // arrives so a bad field refuses the request before the rest of the upload is read.
 //
 // Refused at once, without reading the rest of the body (400s; the connection is then closed):

@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { open, rm, unlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
+import { transientBytes } from './transient-buffers.js';
 
 const READ_CHUNK = 64 * 1024;
 
@@ -38,7 +39,11 @@ export class SpoolFile {
     return new Writable({
       write: (chunk: Buffer, _enc, cb) => {
         onChunk(chunk);
-        this.append(chunk).then(() => cb(), cb);
+        this.append(chunk).then(() => {
+          // the chunk (a piece of a request body Buffer) is garbage once written
+          transientBytes(chunk.length);
+          cb();
+        }, cb);
       },
     });
   }
@@ -55,10 +60,13 @@ export class SpoolFile {
   async *read(): AsyncGenerator<Buffer> {
     const end = this.bytes;
     for (let pos = 0; pos < end; ) {
+      // A fresh buffer per chunk: the consumer (the upstream socket) may still hold the last one in a
+      // pending write, so one buffer cannot safely be reused; the chunks are counted as transient.
       const buf = Buffer.allocUnsafe(Math.min(READ_CHUNK, end - pos));
       const { bytesRead } = await this.handle.read(buf, 0, buf.length, pos);
       if (bytesRead === 0) return;
       pos += bytesRead;
+      transientBytes(bytesRead);
       yield bytesRead === buf.length ? buf : buf.subarray(0, bytesRead);
     }
   }
