@@ -5,6 +5,7 @@
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import type { Config, Scope } from '../config.js';
 import { MIGRATIONS } from './migrations.js';
@@ -53,12 +54,16 @@ export class Store {
   private readonly keyByHash: Database.Statement<[string], KeyRow>;
   /** key records by hash, filled at seed time and on first lookup: no SQL on the hot path */
   private readonly cache = new Map<string, KeyRecord | null>();
+  /** the database file ('' in memory) */
+  private readonly file: string;
+  private checkpointer: Worker | null = null;
 
   constructor(url: string) {
     if (!url.startsWith('sqlite:')) throw new Error(`unsupported store URL ${url}`);
     const path = url.slice('sqlite:'.length);
     const memory = path === ':memory:';
     if (!memory) mkdirSync(dirname(path), { recursive: true });
+    this.file = memory ? '' : path;
     this.db = new Database(memory ? ':memory:' : path);
     if (!memory) this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');
@@ -145,8 +150,34 @@ export class Store {
     return record;
   }
 
+  /**
+   * Move WAL checkpoints off the event loop (see checkpointer.ts): the serving gateway calls this;
+   * short-lived commands (credits) keep SQLite's automatic checkpoint. No-op in memory.
+   */
+  startCheckpointer(everyMs = 250): void {
+    if (this.file === '' || this.checkpointer !== null) return;
+    this.db.pragma('wal_autocheckpoint = 0');
+    this.db.pragma(`journal_size_limit = ${64 * 1024 * 1024}`);
+    const worker = new Worker(new URL('./checkpointer.js', import.meta.url), {
+      workerData: { file: this.file, everyMs },
+      resourceLimits: { maxOldGenerationSizeMb: 64 },
+    });
+    worker.unref();
+    worker.on('error', () => {
+      // without it, SQLite's own automatic checkpoint takes over again
+      if (this.db.open) this.db.pragma('wal_autocheckpoint = 1000');
+    });
+    this.checkpointer = worker;
+  }
+
   close(): void {
     this.ledger.flush();
+    if (this.checkpointer !== null) {
+      this.checkpointer.postMessage('stop');
+      this.checkpointer = null;
+      // what the worker had not copied yet goes into the database file now (shutdown may block)
+      this.db.pragma('wal_checkpoint(TRUNCATE)');
+    }
     this.db.close();
   }
 }

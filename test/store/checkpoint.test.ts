@@ -1,0 +1,68 @@
+// WAL checkpoints run in a worker thread for the serving gateway: the database file takes the
+// committed pages without any commit on the event loop doing the copy, and close leaves no WAL.
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import t from 'tap';
+import { finalizeConfig } from '../../lib/config.js';
+import { Store } from '../../lib/store/store.js';
+
+const config = finalizeConfig(
+  {
+    providers: [{ id: 'sim', protocol: 'anthropic', simulated: true }],
+    models: [{ id: 'sim/m', deployments: [{ provider: 'sim', model: 'm' }], pricing: { input: 1, output: 1 } }],
+    orgs: [{ id: 'acme', credits: 1000 }],
+    keys: [{ id: 'k', key: 'sk-checkpoint-test', org: 'acme' }],
+  },
+  {},
+);
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+async function writeMany(store: Store, n: number): Promise<void> {
+  const key = store.findKey('sk-checkpoint-test')!;
+  for (let i = 0; i < n; i++) {
+    const r = await store.ledger.reserveSoon({ requestId: `req-${i}`, key, amount: 1000 });
+    await store.ledger.endSoon(r, {
+      requestId: r.requestId, keyId: 'k', org: 'acme', project: null, environment: null, endpoint: 'messages',
+      modelRequested: 'sim/m', modelServed: 'sim/m', provider: 'sim', inputTokens: 1, outputTokens: 1, cacheReadTokens: 0,
+      cacheWriteTokens: 0, reasoningTokens: 0, webSearches: 0, audioSeconds: null, cost: 2, callName: null, endUserId: null,
+      status: 200, errorCode: null, latencyMs: 1,
+    }, true);
+  }
+}
+
+t.test('the worker copies the WAL into the database file; close leaves nothing in the WAL', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'gw-ckpt-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const file = join(dir, 'g.db');
+  const store = new Store(`sqlite:${file}`);
+  store.seed(config);
+  store.startCheckpointer(50);
+  t.equal(store.db.pragma('wal_autocheckpoint', { simple: true }), 0, 'commits on the event loop never checkpoint');
+  const before = statSync(file).size;
+  await writeMany(store, 1500);
+  let grown = false;
+  for (let i = 0; i < 40 && !grown; i++) {
+    await sleep(50);
+    grown = statSync(file).size > before + 64 * 1024;
+  }
+  t.ok(grown, `the database file took the committed pages (${before} → ${statSync(file).size} bytes)`);
+  const balance = store.ledger.balanceOf('acme')!;
+  store.close();
+  const wal = `${file}-wal`;
+  t.ok(!existsSync(wal) || statSync(wal).size === 0, 'no WAL left after close');
+  const again = new Store(`sqlite:${file}`);
+  t.same(again.ledger.balanceOf('acme'), balance, 'everything committed is in the file');
+  t.equal((again.db.prepare('SELECT COUNT(*) AS n FROM usage').get() as { n: number }).n, 1500);
+  again.close();
+});
+
+t.test('in memory there is nothing to checkpoint', async (t) => {
+  const store = new Store('sqlite::memory:');
+  store.startCheckpointer();
+  store.seed(config);
+  await writeMany(store, 10);
+  store.close();
+  t.pass('no worker, no error');
+});
