@@ -1,8 +1,8 @@
 // Scenario: 1,000 concurrent slow streams (Messages → Anthropic, 20 deltas 250 ms apart: 5 s each)
 // through the bare proxy and the gateway: peak RSS in all, memory per open stream, how many streams
 // are really open at once, and time to first token while they are. Quick mode: 200 streams of 1 s.
-import { Pool } from 'undici';
-import { messagesRequest, slowClaude } from './bodies.js';
+import { Pool, request } from 'undici';
+import { CLAUDE, messagesRequest, slowClaude } from './bodies.js';
 import { hasToken, percentile } from './load.js';
 import { cpuSeconds, peakRss, resetPeak, rss, rssSampler } from './procs.js';
 import { noiseMeter } from './quiet.js';
@@ -101,6 +101,21 @@ async function openStreams(env: BenchEnv, t: Target, n: number, deltas: number, 
   };
 }
 
+/**
+ * Warm a target the same way before measuring: a few streams, then a pause. Within the first few
+ * hundred milliseconds of traffic V8 recompiles undici's WebAssembly HTTP parser with its optimizing
+ * compiler on a background thread, a one-off that takes ~30 MB for a moment (seen in the bare proxy
+ * and the gateway alike); left in, it would be counted as memory of the open streams.
+ */
+async function warm(t: Target): Promise<void> {
+  const spec = messagesRequest(CLAUDE, true);
+  for (let i = 0; i < 20; i++) {
+    const res = await request(t.url + spec.path, { method: 'POST', headers: spec.headers, body: spec.body });
+    await res.body.dump();
+  }
+  await sleep(1500);
+}
+
 export const scenario: CustomScenario = {
   kind: 'custom',
   name: 'slow-streams',
@@ -109,12 +124,13 @@ export const scenario: CustomScenario = {
     const n = env.quick ? 200 : 1000;
     const [deltas, delay] = env.quick ? [10, 100] : [20, 250];
     const rows: Row[] = [];
-    // a gateway that served no load before: its RSS is what a fresh process needs for these streams
+    // a gateway that served no load before but a short warm-up: its RSS is what a fresh process needs for these streams
     const fresh = await env.freshGateway('gateway-slow-streams');
     for (const t of [env.bare, fresh.target]) {
       env.log(`  slow-streams: ${n} streams × ${deltas} deltas ${delay} ms apart → ${t.name}`);
       let r: StreamRun;
       try {
+        await warm(t);
         r = await openStreams(env, t, n, deltas, delay);
       } finally {
         if (t === fresh.target) await fresh.stop();
