@@ -1,6 +1,7 @@
 // Scenario: 1,000 concurrent slow streams (Messages → Anthropic, 20 deltas 250 ms apart: 5 s each)
 // through the bare proxy and the gateway: peak RSS in all, memory per open stream, how many streams
 // are really open at once, and time to first token while they are. Quick mode: 200 streams of 1 s.
+import { setMaxListeners } from 'node:events';
 import { Pool, request } from 'undici';
 import { CLAUDE, messagesRequest, slowClaude } from './bodies.js';
 import { hasToken, percentile } from './load.js';
@@ -42,6 +43,7 @@ async function openStreams(env: BenchEnv, t: Target, n: number, deltas: number, 
   let firstError: string | null = null;
   const ttft: number[] = [];
   const controller = new AbortController();
+  setMaxListeners(n + 10, controller.signal); // one listener per request in flight
   const guard = setTimeout(() => controller.abort(new Error('slow-streams deadline')), Math.max(0, deadline - performance.now()));
   const started = performance.now();
   const one = async (): Promise<void> => {
