@@ -30,7 +30,7 @@ export async function buildServices(config: Config, log: Logger): Promise<Runnin
   const store = new Store(config.store);
   store.seed(config);
   const released = store.ledger.releaseStale();
-  store.startCheckpointer();
+  store.startCheckpointer(250, (err) => log.warn({ err: err.message }, 'WAL checkpointer: falling back to SQLite automatic checkpoints'));
   log.debug({ released }, 'store ready');
   const sim = config.providers.some((p) => p.simulated) ? await startSimProvider({ host: '127.0.0.1', port: 0 }) : null;
   const providers = new ProviderPool(config, sim?.url ?? null);

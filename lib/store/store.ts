@@ -154,18 +154,24 @@ export class Store {
    * Move WAL checkpoints off the event loop (see checkpointer.ts): the serving gateway calls this;
    * short-lived commands (credits) keep SQLite's automatic checkpoint. No-op in memory.
    */
-  startCheckpointer(everyMs = 250): void {
+  startCheckpointer(everyMs = 250, onError?: (err: Error) => void): void {
     if (this.file === '' || this.checkpointer !== null) return;
     this.db.pragma('wal_autocheckpoint = 0');
     this.db.pragma(`journal_size_limit = ${64 * 1024 * 1024}`);
     const worker = new Worker(new URL('./checkpointer.js', import.meta.url), {
       workerData: { file: this.file, everyMs },
+      // a plain thread: none of the parent's loaders or flags (a test runner's, a profiler's)
+      execArgv: [],
       resourceLimits: { maxOldGenerationSizeMb: 64 },
     });
     worker.unref();
-    worker.on('error', () => {
+    worker.on('error', (err) => {
       // without it, SQLite's own automatic checkpoint takes over again
       if (this.db.open) this.db.pragma('wal_autocheckpoint = 1000');
+      onError?.(err);
+    });
+    worker.on('message', (msg: { error?: string }) => {
+      if (msg?.error) onError?.(new Error(`WAL checkpoint failed: ${msg.error}`));
     });
     this.checkpointer = worker;
   }
