@@ -234,23 +234,21 @@ export class SqliteLedger implements Ledger {
         `Insufficient credits: the organization has ${formatUsd(available)} available${held} and this request may cost up to ${formatUsd(amount)}. Add credits to continue.`,
       );
     }
-    const levels: [CapLevel, string, number | null, number | null, number | null][] = [
-      ['key', `the key ${key.id}`, row!.k_cap, row!.k_spent, row!.k_reserved],
-      ['environment', `the environment ${environment} of project ${project}`, row!.e_cap, row!.e_spent, row!.e_reserved],
-      ['project', `the project ${project}`, row!.p_cap, row!.p_spent, row!.p_reserved],
-      ['organization', `the organization ${key.org}`, row!.o_cap, row!.o_spent, row!.o_reserved],
-    ];
-    for (const [level, name, cap, spent, reserved] of levels) {
-      if (cap === null || spent === null || reserved === null) continue;
-      if (spent + reserved + amount > cap) {
-        const held = reserved > 0 ? `, ${formatUsd(reserved)} held by requests in progress` : '';
-        throw new GatewayError(
-          'GW_ERR_SPEND_CAP_EXCEEDED',
-          `Spend cap of ${name} reached (cap ${formatUsd(cap)}, spent ${formatUsd(spent)}${held}, this request may cost up to ${formatUsd(amount)}).`,
-          { param: level },
-        );
-      }
-    }
+    // the cap check runs on every hold: names are only spelled out for a refusal
+    const check = (level: CapLevel, cap: number | null, spent: number | null, reserved: number | null): void => {
+      if (cap === null || spent === null || reserved === null || spent + reserved + amount <= cap) return;
+      const name = { key: `the key ${key.id}`, environment: `the environment ${environment} of project ${project}`, project: `the project ${project}`, organization: `the organization ${key.org}` }[level];
+      const held = reserved > 0 ? `, ${formatUsd(reserved)} held by requests in progress` : '';
+      throw new GatewayError(
+        'GW_ERR_SPEND_CAP_EXCEEDED',
+        `Spend cap of ${name} reached (cap ${formatUsd(cap)}, spent ${formatUsd(spent)}${held}, this request may cost up to ${formatUsd(amount)}).`,
+        { param: level },
+      );
+    };
+    check('key', row!.k_cap, row!.k_spent, row!.k_reserved);
+    check('environment', row!.e_cap, row!.e_spent, row!.e_reserved);
+    check('project', row!.p_cap, row!.p_spent, row!.p_reserved);
+    check('organization', row!.o_cap, row!.o_spent, row!.o_reserved);
     const reservation: ReservationRow = { id: `res_${randomUUID()}`, key_id: key.id, org: key.org, project, environment, amount };
     this.apply({ key: key.id, org: key.org, project, environment, reserve: amount, cost: 0 });
     this.insertReservation.run({ ...reservation, request: requestId, boot: this.bootId, at: Date.now() });
