@@ -58,9 +58,6 @@ type Op =
   | { kind: 'end'; id: string; record: UsageRecord; resolve: (ended: boolean) => void; reject: (err: unknown) => void }
   | { kind: 'reserve'; input: ReserveInput; resolve: (r: Reservation) => void; reject: (err: unknown) => void };
 
-/** What one operation of a batch came to: its value, or the GatewayError that refused it. */
-type Outcome = { ok: true; value: boolean | Reservation } | { ok: false; error: GatewayError };
-
 /** One counter change at every level of a reservation: `reserve` added to reserved, `cost` charged. */
 interface Delta {
   key: string;
@@ -102,7 +99,8 @@ export class SqliteLedger implements Ledger {
   private readonly countReservations: Database.Statement<[], { n: number }>;
   private readonly reserveTx: Database.Transaction<(input: ReserveInput) => Reservation>;
   private readonly endTx: Database.Transaction<(id: string, record: UsageRecord | null) => boolean>;
-  private readonly batchTx: Database.Transaction<(batch: readonly Op[]) => Outcome[]>;
+  /** runs a batch; returns, per operation, what settles its promise once the transaction committed */
+  private readonly batchTx: Database.Transaction<(batch: readonly Op[]) => (() => void)[]>;
   private queue: Op[] = [];
   private readonly staleTx: Database.Transaction<() => number>;
   private readonly creditTx: Database.Transaction<(org: string, units: number, reason: string) => number>;
@@ -169,12 +167,16 @@ export class SqliteLedger implements Ledger {
   }
 
   /** One operation inside the batch transaction. A refused hold wrote nothing, so the batch goes on. */
-  private runOp(op: Op): Outcome {
-    if (op.kind === 'end') return { ok: true, value: this.endInTx(op.id, op.record) };
+  private runOp(op: Op): () => void {
+    if (op.kind === 'end') {
+      const ended = this.endInTx(op.id, op.record);
+      return () => op.resolve(ended);
+    }
     try {
-      return { ok: true, value: this.reserveInTx(op.input) };
+      const reservation = this.reserveInTx(op.input);
+      return () => op.resolve(reservation);
     } catch (err) {
-      if (GatewayError.is(err)) return { ok: false, error: err };
+      if (GatewayError.is(err)) return () => op.reject(err);
       throw err; // a store failure: the whole batch rolls back
     }
   }
@@ -198,19 +200,14 @@ export class SqliteLedger implements Ledger {
     const batch = this.queue;
     if (batch.length === 0) return;
     this.queue = [];
-    let results: Outcome[];
+    let settle: (() => void)[];
     try {
-      results = this.batchTx.immediate(batch);
+      settle = this.batchTx.immediate(batch);
     } catch (err) {
       for (const op of batch) op.reject(err);
       return;
     }
-    batch.forEach((op, i) => {
-      const r = results[i]!;
-      if (!r.ok) op.reject(r.error);
-      else if (op.kind === 'end') op.resolve(r.value as boolean);
-      else op.resolve(r.value as Reservation);
-    });
+    for (const done of settle) done();
   }
 
   private apply(d: Delta): void {

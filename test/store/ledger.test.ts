@@ -2,80 +2,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
-import { finalizeConfig, type Config } from '../../lib/config.js';
 import { GatewayError } from '../../lib/errors.js';
-import { Store } from '../../lib/store/store.js';
-import type { KeyRecord, Reservation, UsageRecord } from '../../lib/store/types.js';
-
-const USD = 1_000_000_000;
-
-function config(store = 'sqlite::memory:'): Config {
-  return finalizeConfig(
-    {
-      store,
-      providers: [{ id: 'sim', protocol: 'anthropic', simulated: true }],
-      models: [{ id: 'sim/m', deployments: [{ provider: 'sim', model: 'm' }], pricing: { input: 1, output: 1 } }],
-      orgs: [
-        { id: 'acme', credits: 100 },
-        { id: 'poor', credits: 0.01 },
-        { id: 'broke', credits: 0 },
-        { id: 'capped', credits: 100, spendCap: 5, projects: [{ id: 'p', spendCap: 4, environments: [{ id: 'e', spendCap: 3 }] }] },
-      ],
-      keys: [
-        { id: 'k_acme', key: 'sk-ledger-acme', org: 'acme' },
-        { id: 'k_poor', key: 'sk-ledger-poor', org: 'poor' },
-        { id: 'k_broke', key: 'sk-ledger-broke', org: 'broke' },
-        { id: 'k_key', key: 'sk-ledger-key-cap', org: 'capped', project: 'p', environment: 'e', spendCap: 2 },
-        { id: 'k_env', key: 'sk-ledger-env-cap', org: 'capped', project: 'p', environment: 'e' },
-        { id: 'k_proj', key: 'sk-ledger-proj-cap', org: 'capped', project: 'p' },
-        { id: 'k_org', key: 'sk-ledger-org-cap', org: 'capped' },
-      ],
-    },
-    {},
-  );
-}
-
-function open(url = 'sqlite::memory:'): { store: Store; key: (id: string) => KeyRecord } {
-  const store = new Store(url);
-  store.seed(config(url));
-  const secrets: Record<string, string> = {
-    k_acme: 'sk-ledger-acme',
-    k_poor: 'sk-ledger-poor',
-    k_broke: 'sk-ledger-broke',
-    k_key: 'sk-ledger-key-cap',
-    k_env: 'sk-ledger-env-cap',
-    k_proj: 'sk-ledger-proj-cap',
-    k_org: 'sk-ledger-org-cap',
-  };
-  return { store, key: (id) => store.findKey(secrets[id]!)! };
-}
-
-function record(r: Reservation, key: KeyRecord, cost: number): UsageRecord {
-  return {
-    requestId: r.requestId,
-    keyId: key.id,
-    org: key.org,
-    project: key.project,
-    environment: key.environment,
-    endpoint: 'messages',
-    modelRequested: 'opus',
-    modelServed: 'sim/m',
-    provider: 'sim',
-    inputTokens: 10,
-    outputTokens: 20,
-    cacheReadTokens: 3,
-    cacheWriteTokens: 4,
-    reasoningTokens: 5,
-    webSearches: 1,
-    audioSeconds: null,
-    cost,
-    callName: 'call',
-    endUserId: 'user-1',
-    status: 200,
-    errorCode: null,
-    latencyMs: 12,
-  };
-}
+import type { Store } from '../../lib/store/store.js';
+import type { KeyRecord, Reservation } from '../../lib/store/types.js';
+import { open, record, rid, USD } from './ledger-fixture.js';
 
 function refusal(t: Test, fn: () => unknown, code: string, param?: string): GatewayError | null {
   try {
@@ -91,9 +21,6 @@ function refusal(t: Test, fn: () => unknown, code: string, param?: string): Gate
   t.fail(`expected ${code}`);
   return null;
 }
-
-let n = 0;
-const rid = (): string => `req_${++n}`;
 
 function levelRow(store: Store, table: string, where: string, ...args: string[]): { spent: number; reserved: number } {
   return store.db.prepare<string[], { spent: number; reserved: number }>(`SELECT spent, reserved FROM ${table} WHERE ${where}`).get(...args)!;
@@ -278,36 +205,5 @@ t.test('after a random mix, granted credits = balance + spent, and every level a
   t.equal(levelRow(store, 'projects', "org = 'capped' AND id = 'p'").spent, usage("org = 'capped' AND project = 'p'"));
   t.equal(levelRow(store, 'environments', "org = 'capped' AND id = 'e'").spent, usage("org = 'capped' AND environment = 'e'"));
   for (const k of keys) t.same(levelRow(store, 'keys', 'id = ?', k.id), { spent: usage(`key_id = '${k.id}'`), reserved: 0 });
-  store.close();
-});
-
-t.test('batched holds and ends: one commit per turn, each hold decided in order, a refusal spoils nothing', async (t) => {
-  const { store, key } = open();
-  const l = store.ledger;
-  const poor = key('k_poor'); // $0.01
-  const cent = USD / 100;
-  const holdRows = (): number => store.db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM reservations').get()!.n;
-  // five holds of 0.4 cent queued in one turn: the first two fit, the third is refused, the rest too
-  const holds = Array.from({ length: 5 }, () => l.reserveSoon({ requestId: rid(), key: poor, amount: (cent * 4) / 10 }));
-  t.equal(holdRows(), 0, 'nothing is written before the batch runs');
-  const settled = await Promise.allSettled(holds);
-  t.same(
-    settled.map((s) => s.status),
-    ['fulfilled', 'fulfilled', 'rejected', 'rejected', 'rejected'],
-  );
-  for (const s of settled) if (s.status === 'rejected') t.equal((s.reason as GatewayError).code, 'GW_ERR_CREDITS_INSUFFICIENT');
-  t.equal(holdRows(), 2, 'the granted holds are on disk once the promises resolve');
-  t.equal(l.balanceOf('poor')!.reserved, (cent * 8) / 10);
-  // ending one and holding again in the same turn: the end runs first (queue order), so the hold fits
-  const [a, b] = settled.map((s) => (s.status === 'fulfilled' ? s.value : null));
-  const ended = l.endSoon(a!, record(a!, poor, cent / 10), true);
-  const again = l.reserveSoon({ requestId: rid(), key: poor, amount: (cent * 4) / 10 });
-  t.equal(await ended, true);
-  const c = await again;
-  t.equal(await l.endSoon(a!, record(a!, poor, cent / 10), true), false, 'a second end of the same hold does nothing');
-  await Promise.all([l.endSoon(b!, record(b!, poor, 0), false), l.endSoon(c, record(c, poor, 0), false)]);
-  const bal = l.balanceOf('poor')!;
-  t.same({ reserved: bal.reserved, spent: bal.spent, balance: bal.balance }, { reserved: 0, spent: cent / 10, balance: cent - cent / 10 });
-  t.equal(l.openReservations(), 0);
   store.close();
 });

@@ -1,0 +1,79 @@
+// The ledger tests' shared fixture: an in-memory (or file) store seeded with organizations at every
+// cap level, their keys, and a usage record for a reservation.
+import { finalizeConfig, type Config } from '../../lib/config.js';
+import { Store } from '../../lib/store/store.js';
+import type { KeyRecord, Reservation, UsageRecord } from '../../lib/store/types.js';
+
+export const USD = 1_000_000_000;
+
+export function config(store = 'sqlite::memory:'): Config {
+  return finalizeConfig(
+    {
+      store,
+      providers: [{ id: 'sim', protocol: 'anthropic', simulated: true }],
+      models: [{ id: 'sim/m', deployments: [{ provider: 'sim', model: 'm' }], pricing: { input: 1, output: 1 } }],
+      orgs: [
+        { id: 'acme', credits: 100 },
+        { id: 'poor', credits: 0.01 },
+        { id: 'broke', credits: 0 },
+        { id: 'capped', credits: 100, spendCap: 5, projects: [{ id: 'p', spendCap: 4, environments: [{ id: 'e', spendCap: 3 }] }] },
+      ],
+      keys: [
+        { id: 'k_acme', key: 'sk-ledger-acme', org: 'acme' },
+        { id: 'k_poor', key: 'sk-ledger-poor', org: 'poor' },
+        { id: 'k_broke', key: 'sk-ledger-broke', org: 'broke' },
+        { id: 'k_key', key: 'sk-ledger-key-cap', org: 'capped', project: 'p', environment: 'e', spendCap: 2 },
+        { id: 'k_env', key: 'sk-ledger-env-cap', org: 'capped', project: 'p', environment: 'e' },
+        { id: 'k_proj', key: 'sk-ledger-proj-cap', org: 'capped', project: 'p' },
+        { id: 'k_org', key: 'sk-ledger-org-cap', org: 'capped' },
+      ],
+    },
+    {},
+  );
+}
+
+export function open(url = 'sqlite::memory:'): { store: Store; key: (id: string) => KeyRecord } {
+  const store = new Store(url);
+  store.seed(config(url));
+  const secrets: Record<string, string> = {
+    k_acme: 'sk-ledger-acme',
+    k_poor: 'sk-ledger-poor',
+    k_broke: 'sk-ledger-broke',
+    k_key: 'sk-ledger-key-cap',
+    k_env: 'sk-ledger-env-cap',
+    k_proj: 'sk-ledger-proj-cap',
+    k_org: 'sk-ledger-org-cap',
+  };
+  return { store, key: (id) => store.findKey(secrets[id]!)! };
+}
+
+export function record(r: Reservation, key: KeyRecord, cost: number): UsageRecord {
+  return {
+    requestId: r.requestId,
+    keyId: key.id,
+    org: key.org,
+    project: key.project,
+    environment: key.environment,
+    endpoint: 'messages',
+    modelRequested: 'opus',
+    modelServed: 'sim/m',
+    provider: 'sim',
+    inputTokens: 10,
+    outputTokens: 20,
+    cacheReadTokens: 3,
+    cacheWriteTokens: 4,
+    reasoningTokens: 5,
+    webSearches: 1,
+    audioSeconds: null,
+    cost,
+    callName: 'call',
+    endUserId: 'user-1',
+    status: 200,
+    errorCode: null,
+    latencyMs: 12,
+  };
+}
+
+let n = 0;
+export const rid = (): string => `req_${++n}`;
+
