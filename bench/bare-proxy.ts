@@ -4,9 +4,9 @@
 //
 // Run alone: node dist/bench/bare-proxy.js --upstream http://127.0.0.1:PORT [--port 0]
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { Pool, type Dispatcher } from 'undici';
+import { closeNow, listen } from '../lib/listen.js';
 
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'te', 'upgrade', 'proxy-connection', 'trailer', 'host']);
 
@@ -64,19 +64,11 @@ export async function startBareProxy(opts: { upstream: string; host?: string; po
       },
     );
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1', () => resolve());
-  });
-  const addr = server.address() as AddressInfo;
   return {
-    url: `http://${addr.address}:${addr.port}`,
+    url: await listen(server, opts.port ?? 0, opts.host ?? '127.0.0.1'),
     server,
     async close() {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
+      await closeNow(server);
       await pool.close();
     },
   };

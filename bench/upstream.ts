@@ -11,8 +11,8 @@
 //
 // Run alone: node dist/bench/upstream.js [--port 0]; prints {"msg":"listening","url":...}.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
+import { closeNow, listen } from '../lib/listen.js';
 
 export interface MockSpec {
   model: string;
@@ -214,20 +214,7 @@ export async function startUpstream(opts: { host?: string; port?: number } = {})
     req.on('end', () => answer(req, res, proto, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
   });
   server.on('clientError', (_err, socket) => socket.destroy());
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1', () => resolve());
-  });
-  const addr = server.address() as AddressInfo;
-  return {
-    url: `http://${addr.address}:${addr.port}`,
-    server,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
+  return { url: await listen(server, opts.port ?? 0, opts.host ?? '127.0.0.1'), server, close: () => closeNow(server) };
 }
 
 export function portArg(argv: string[]): number {

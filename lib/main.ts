@@ -1,7 +1,6 @@
 // Start-up: command line → configuration → services → server. Used by bin/gateway.
 import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import type { AddressInfo } from 'node:net';
 import { finalizeConfig, loadConfigFile, type Config } from './config.js';
 import { defaultConfig } from './default-config.js';
 import { buildEndpoints } from './endpoints.js';
@@ -9,6 +8,7 @@ import { GatewayError } from './errors.js';
 import { createRootLogger } from './logger.js';
 import { createGateway } from './server.js';
 import { buildServices } from './services.js';
+import { listen } from './listen.js';
 
 export interface StartOptions {
   config?: string;
@@ -58,13 +58,8 @@ export async function startGateway(opts: StartOptions): Promise<void> {
   const running = await buildServices(config, log);
   buildEndpoints(config);
   const gateway = createGateway(config, running.services, log);
-  await new Promise<void>((resolve, reject) => {
-    gateway.server.once('error', reject);
-    gateway.server.listen(config.listen.port, config.listen.host, () => resolve());
-  });
-  const addr = gateway.server.address() as AddressInfo;
-  const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
-  log.info({ url: `http://${host}:${addr.port}`, config: source, sim: running.sim?.url }, 'listening');
+  const url = await listen(gateway.server, config.listen.port, config.listen.host);
+  log.info({ url, config: source, sim: running.sim?.url }, 'listening');
   if (running.released > 0) log.warn({ released: running.released }, 'released reservations left by a previous process');
   if (demoKey) process.stderr.write(`Demo key (serves the built-in catalog): ${demoKey}\n`);
 

@@ -2,7 +2,6 @@
 // and OpenAI's Chat Completions / Responses / transcription protocols, with behaviour chosen by
 // the upstream model name (see spec.ts): recorded fixtures, faults, or a deterministic demo model.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import busboy from 'busboy';
 import { anthropicCountTokens, anthropicDemo, validateMessages } from './anthropic.js';
 import { chatDemo, validateChat } from './chat.js';
@@ -14,6 +13,7 @@ import { RequestLog, type SimRequest } from './log.js';
 import { responsesDemo, validateResponses } from './responses.js';
 import { FAULT_KINDS, Ids, isFaultKind, optInt, parseSimModel, type DemoCtx, type FaultKind } from './spec.js';
 import { transcriptionDemo, validateUpload, type Upload } from './transcription.js';
+import { closeNow, listen } from '../listen.js';
 
 export type { SimRequest } from './log.js';
 
@@ -221,29 +221,14 @@ export async function startSimProvider(opts: SimOptions = {}): Promise<SimProvid
   server.on('clientError', (_err, socket) => {
     socket.destroy();
   });
-  const host = opts.host ?? '127.0.0.1';
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(opts.port ?? 0, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const addr = server.address() as AddressInfo;
-  const h = addr.address.includes(':') ? `[${addr.address}]` : addr.address;
+  const url = await listen(server, opts.port ?? 0, opts.host ?? '127.0.0.1');
   let closing: Promise<void> | undefined;
   return {
-    url: `http://${h}:${addr.port}`,
+    url,
     requests: st.log.entries,
     reset: () => {
       st.log.clear();
     },
-    close: () => {
-      closing ??= new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
-      return closing;
-    },
+    close: () => (closing ??= closeNow(server)),
   };
 }
