@@ -2,6 +2,7 @@
 // grace period and settles them; a stream still running at the end of the grace period is cut (an
 // in-band error) and its reservation is ended too, charged the validated usage so far. Exit 0, and
 // no reservation is left in the store.
+import { existsSync, statSync } from 'node:fs';
 import t, { type Test } from 'tap';
 import { startGateway } from '../helpers/gateway.js';
 import { eventually, parseSse } from '../helpers/messages.js';
@@ -65,6 +66,9 @@ t.test('SIGTERM: in-flight streams finish and are settled; a stream past the gra
   );
   t.ok(late === 'refused' || late === 503, `a request after SIGTERM is not served (${String(late)})`);
   t.equal(await exited, 0, 'exit 0');
+  // the checkpoint worker's last pages went into the database file at shutdown: nothing left in the WAL
+  const wal = `${store.db}-wal`;
+  t.equal(existsSync(wal) ? statSync(wal).size : 0, 0, 'the WAL is empty after a graceful shutdown');
   const texts = await Promise.all(streams.map((s) => s.text));
 
   const finished = texts.slice(0, 4);
