@@ -19,30 +19,21 @@
 //   fails a settle, and the charge is applied either way).
 // - releaseStale releases every reservation taken by another boot. Run it at start only: with
 //   several live processes on one file it would also release the other processes' holds.
+// - reserveSoon/endSoon: the operations queued in one event-loop turn run in one transaction, in
+//   queue order, each decided as `reserve` would be against the counters the earlier ones left. The
+//   batch coalesces the counter work (`CounterBatch`, ledger-batch.ts): a level's counters are read
+//   at most once per batch and written once, at its end; the reservation and usage rows are still
+//   written per operation. In a batch of N requests (a hold and an end each) of one key, that is
+//   2N inserts + N claims + at most one levels read and one bump per level, instead of N reads,
+//   2N inserts, N claims and 4N–8N bumps.
 import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import { GatewayError } from '../errors.js';
-import { formatUsd } from '../pricing.js';
 import type { Balance, Ledger, ReserveInput, StoredUsage, UsageQuery } from './ledger-api.js';
-import type { CapLevel, Reservation, UsageRecord } from './types.js';
+import { checkHold, CounterBatch, levelsOf, type BatchStatements, type Delta, type LevelsRow } from './ledger-batch.js';
+import type { Reservation, UsageRecord } from './types.js';
 
 export type { Balance, Ledger, ReserveInput, StoredUsage, UsageQuery } from './ledger-api.js';
-
-interface LevelsRow {
-  balance: number;
-  o_reserved: number;
-  o_spent: number;
-  o_cap: number | null;
-  k_reserved: number | null;
-  k_spent: number | null;
-  k_cap: number | null;
-  p_reserved: number | null;
-  p_spent: number | null;
-  p_cap: number | null;
-  e_reserved: number | null;
-  e_spent: number | null;
-  e_cap: number | null;
-}
 
 interface ReservationRow {
   id: string;
@@ -58,16 +49,6 @@ type Op =
   | { kind: 'end'; id: string; record: UsageRecord; resolve: (ended: boolean) => void; reject: (err: unknown) => void }
   | { kind: 'reserve'; input: ReserveInput; resolve: (r: Reservation) => void; reject: (err: unknown) => void };
 
-/** One counter change at every level of a reservation: `reserve` added to reserved, `cost` charged. */
-interface Delta {
-  key: string;
-  org: string;
-  project: string | null;
-  environment: string | null;
-  reserve: number;
-  cost: number;
-}
-
 /** usage columns under their UsageRecord names (snake_case → camelCase) */
 const USAGE_COLUMNS = [
   'request_id', 'key_id', 'org', 'project', 'environment', 'endpoint', 'model_requested', 'model_served', 'provider',
@@ -82,7 +63,7 @@ function assertUnits(value: number, what: string): void {
 }
 
 export class SqliteLedger implements Ledger {
-  private readonly levels: Database.Statement<[{ org: string; key: string; project: string | null; environment: string | null }], LevelsRow>;
+  private readonly levels: Database.Statement<[Delta], LevelsRow>;
   private readonly bumpOrg: Database.Statement<[Delta]>;
   private readonly bumpKey: Database.Statement<[Delta]>;
   private readonly bumpProject: Database.Statement<[Delta]>;
@@ -144,7 +125,13 @@ export class SqliteLedger implements Ledger {
 
     this.reserveTx = db.transaction((input: ReserveInput) => this.reserveInTx(input));
     this.endTx = db.transaction((id: string, record: UsageRecord | null) => this.endInTx(id, record));
-    this.batchTx = db.transaction((batch: readonly Op[]) => batch.map((op) => this.runOp(op)));
+    const batchStatements: BatchStatements = { levels: this.levels, bumpOrg: this.bumpOrg, bumpKey: this.bumpKey, bumpProject: this.bumpProject, bumpEnv: this.bumpEnv };
+    this.batchTx = db.transaction((batch: readonly Op[]) => {
+      const counters = new CounterBatch(batchStatements); // this batch's only: never reused
+      const settle = batch.map((op) => this.runOp(op, counters));
+      counters.write();
+      return settle;
+    });
     this.staleTx = db.transaction(() => {
       const rows = this.staleReservations.all(this.bootId);
       for (const r of rows) this.apply({ key: r.key_id, org: r.org, project: r.project, environment: r.environment, reserve: -r.amount, cost: 0 });
@@ -157,23 +144,25 @@ export class SqliteLedger implements Ledger {
     });
   }
 
-  private endInTx(id: string, record: UsageRecord | null): boolean {
+  /** Ends a reservation; in a batch, its counter change is left to the batch's `write()`. */
+  private endInTx(id: string, record: UsageRecord | null, batch?: CounterBatch): boolean {
     const row = this.claimReservation.get(id);
     if (row === undefined) return false;
-    const cost = record?.cost ?? 0;
-    this.apply({ key: row.key_id, org: row.org, project: row.project, environment: row.environment, reserve: -row.amount, cost });
+    const d: Delta = { key: row.key_id, org: row.org, project: row.project, environment: row.environment, reserve: -row.amount, cost: record?.cost ?? 0 };
+    if (batch) batch.add(d);
+    else this.apply(d);
     if (record) this.insertUsage.run({ ...record, createdAt: Date.now() });
     return true;
   }
 
-  /** One operation inside the batch transaction. A refused hold wrote nothing, so the batch goes on. */
-  private runOp(op: Op): () => void {
+  /** One operation inside the batch transaction. A refused hold counted nothing, so the batch goes on. */
+  private runOp(op: Op, counters: CounterBatch): () => void {
     if (op.kind === 'end') {
-      const ended = this.endInTx(op.id, op.record);
+      const ended = this.endInTx(op.id, op.record, counters);
       return () => op.resolve(ended);
     }
     try {
-      const reservation = this.reserveInTx(op.input);
+      const reservation = this.reserveInTx(op.input, counters);
       return () => op.resolve(reservation);
     } catch (err) {
       if (GatewayError.is(err)) return () => op.reject(err);
@@ -219,37 +208,19 @@ export class SqliteLedger implements Ledger {
     }
   }
 
-  private reserveInTx({ requestId, key, amount }: ReserveInput): Reservation {
+  /** Holds `amount` or throws the 402; in a batch, decided and counted by the batch's counters. */
+  private reserveInTx({ requestId, key, amount }: ReserveInput, batch?: CounterBatch): Reservation {
     const project = key.project;
     const environment = project === null ? null : key.environment;
-    const row = this.levels.get({ org: key.org, key: key.id, project, environment });
-    const available = row ? row.balance - row.o_reserved : 0;
-    if (available <= 0 || available < amount) {
-      const held = row && row.o_reserved > 0 ? ` (balance ${formatUsd(row.balance)}, ${formatUsd(row.o_reserved)} held by requests in progress)` : '';
-      throw new GatewayError(
-        'GW_ERR_CREDITS_INSUFFICIENT',
-        `Insufficient credits: the organization has ${formatUsd(available)} available${held} and this request may cost up to ${formatUsd(amount)}. Add credits to continue.`,
-      );
+    const hold: Delta = { key: key.id, org: key.org, project, environment, reserve: amount, cost: 0 };
+    if (batch) batch.hold(hold);
+    else {
+      checkHold(hold, levelsOf(this.levels.get(hold)));
+      this.apply(hold);
     }
-    // the cap check runs on every hold: names are only spelled out for a refusal
-    const check = (level: CapLevel, cap: number | null, spent: number | null, reserved: number | null): void => {
-      if (cap === null || spent === null || reserved === null || spent + reserved + amount <= cap) return;
-      const name = { key: `the key ${key.id}`, environment: `the environment ${environment} of project ${project}`, project: `the project ${project}`, organization: `the organization ${key.org}` }[level];
-      const held = reserved > 0 ? `, ${formatUsd(reserved)} held by requests in progress` : '';
-      throw new GatewayError(
-        'GW_ERR_SPEND_CAP_EXCEEDED',
-        `Spend cap of ${name} reached (cap ${formatUsd(cap)}, spent ${formatUsd(spent)}${held}, this request may cost up to ${formatUsd(amount)}).`,
-        { param: level },
-      );
-    };
-    check('key', row!.k_cap, row!.k_spent, row!.k_reserved);
-    check('environment', row!.e_cap, row!.e_spent, row!.e_reserved);
-    check('project', row!.p_cap, row!.p_spent, row!.p_reserved);
-    check('organization', row!.o_cap, row!.o_spent, row!.o_reserved);
-    const reservation: ReservationRow = { id: `res_${randomUUID()}`, key_id: key.id, org: key.org, project, environment, amount };
-    this.apply({ key: key.id, org: key.org, project, environment, reserve: amount, cost: 0 });
-    this.insertReservation.run({ ...reservation, request: requestId, boot: this.bootId, at: Date.now() });
-    return { id: reservation.id, requestId, keyId: key.id, amount };
+    const id = `res_${randomUUID()}`;
+    this.insertReservation.run({ id, key_id: key.id, org: key.org, project, environment, amount, request: requestId, boot: this.bootId, at: Date.now() });
+    return { id, requestId, keyId: key.id, amount };
   }
 
   reserve(input: ReserveInput): Reservation {
