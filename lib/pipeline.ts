@@ -1,14 +1,18 @@
-// Runs an endpoint's chain: request bytes → stages → response, with stream/promises `pipeline`, so a
-// failure anywhere tears the whole chain down and an abort (client gone) cancels the upstream call.
-// Single exit: before the first response byte an error becomes the dialect's JSON envelope; after
-// it, the last stage's `fail` frames end the stream in-band. Every stage's `close` runs exactly once.
+// Runs an endpoint's chain: request bytes → stages → response. The stages are fused into one async
+// generator (`fuseStages`) and driven directly: the body comes from node:http's 'data' events, each
+// piece goes out as one `res.write`, backpressure is honoured both ways, and an abort (client gone,
+// shutdown) wins over any pending step and cancels the upstream call through `ctx.signal`. (A
+// stream/promises `pipeline` of Transforms runs the same stages too, see `toTransform`; per request
+// its streams and abort machinery cost more than the gateway's validation, so the server does not
+// use it.) Single exit: before the first response byte an error becomes the dialect's JSON
+// envelope; after it, the last stage's `fail` frames end the stream in-band. Every stage's `close`
+// runs exactly once.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { Readable, Writable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import { publicRequestId, type RequestContext } from './context.js';
 import { GatewayError } from './errors.js';
 import { renderError } from './dialects/errors.js';
 import { fuseStages, type Stage, type StageFactory } from './stage.js';
+import { ChunkReader, ResponseSink } from './request-io.js';
 
 /** A typed list of stage factories: `then` only accepts a stage whose input is the last output. */
 export class Chain<I, O> {
@@ -19,27 +23,6 @@ export class Chain<I, O> {
   then<P>(next: StageFactory<O, P>): Chain<I, P> {
     return new Chain<I, P>([...this.factories, next as StageFactory<unknown, unknown>]);
   }
-}
-
-/** The request body as a Readable that can be torn down without destroying the socket (so a 413 can still be written). */
-function requestSource(req: IncomingMessage): Readable {
-  const source = new Readable({
-    read() {
-      req.resume();
-    },
-    destroy(err, cb) {
-      req.off('data', onData);
-      req.resume(); // discard whatever is left; never buffer it
-      cb(err);
-    },
-  });
-  const onData = (chunk: Buffer): void => {
-    if (!source.push(chunk)) req.pause();
-  };
-  req.on('data', onData);
-  req.once('end', () => source.push(null));
-  req.once('error', (err) => source.destroy(err));
-  return source;
 }
 
 /** Write an error response (before any byte went out) in the client's dialect. */
@@ -57,48 +40,38 @@ export function writeError(ctx: RequestContext, res: ServerResponse, error: Gate
   ctx.response.sent = true;
 }
 
-function responseSink(ctx: RequestContext, res: ServerResponse, pingMs: number): Writable {
-  // one timer per streaming response (not one per frame): it wakes when the silence may have reached
-  // the ping interval and writes the dialect's keep-alive frame if nothing went out meanwhile
-  let timer: NodeJS.Timeout | null = null;
-  let lastWrite = 0;
-  const ping = (): void => {
-    timer = null;
-    if (ctx.keepalive === null || res.destroyed || res.writableEnded) return;
-    const idle = Date.now() - lastWrite;
-    if (idle >= pingMs) {
-      res.write(ctx.keepalive);
-      lastWrite = Date.now();
-    }
-    timer = setTimeout(ping, idle >= pingMs ? pingMs : pingMs - idle);
-  };
-  const head = (): void => {
-    if (ctx.response.sent) return;
-    res.writeHead(ctx.response.status, ctx.response.headers);
-    ctx.response.sent = true;
-    ctx.outcome ??= { status: ctx.response.status };
-  };
-  return new Writable({
-    objectMode: true,
-    highWaterMark: 1,
-    write(chunk: string | Buffer, _enc, cb) {
-      head();
-      const ok = res.write(chunk);
-      lastWrite = Date.now();
-      if (timer === null && ctx.keepalive !== null) timer = setTimeout(ping, pingMs);
-      if (ok) cb();
-      else res.once('drain', () => cb());
-    },
-    final(cb) {
-      if (timer) clearTimeout(timer);
-      head();
-      res.end(cb);
-    },
-    destroy(err, cb) {
-      if (timer) clearTimeout(timer);
-      cb(err);
-    },
+/** Race one step of the chain against the request's abort (client gone, shutdown). */
+function abortable<T>(step: Promise<T>, signal: AbortSignal, onAbort: Promise<never>): Promise<T> {
+  if (signal.aborted) {
+    step.catch(() => undefined); // the generator goes on in the background until it notices
+    return onAbort;
+  }
+  return Promise.race([step, onAbort]).catch((err: unknown) => {
+    step.catch(() => undefined);
+    throw err;
   });
+}
+
+/**
+ * Drive the fused chain: pull a piece, write it, wait only when the socket asks to. An abort wins
+ * over any step still pending (a hold committing, an upstream that has not answered).
+ */
+async function drive<O extends string | Buffer>(chain: AsyncGenerator<O>, sink: ResponseSink, signal: AbortSignal): Promise<void> {
+  let onAbort: Promise<never> | null = null;
+  const aborted = (): Promise<never> =>
+    (onAbort ??= new Promise<never>((_, reject) => {
+      if (signal.aborted) reject(signal.reason);
+      else signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+    }));
+  if (signal.aborted) throw signal.reason;
+  for (;;) {
+    const r = await abortable(chain.next(), signal, aborted());
+    if (r.done) break;
+    const wait = sink.write(r.value);
+    if (wait !== undefined) await abortable(wait, signal, aborted());
+    if (signal.aborted) throw signal.reason;
+  }
+  sink.end();
 }
 
 export async function runPipeline<O extends string | Buffer>(ctx: RequestContext, req: IncomingMessage, res: ServerResponse, chain: Chain<Buffer, O>): Promise<void> {
@@ -108,9 +81,15 @@ export async function runPipeline<O extends string | Buffer>(ctx: RequestContext
   req.once('end', () => {
     bodyEnded = true;
   });
+  const body = new ChunkReader(req, 'discard');
+  const sink = new ResponseSink(ctx, res, ctx.config.pingIntervalMs);
+  const fused = fuseStages<O>(stages, ctx)(body);
   try {
-    await pipeline(requestSource(req), fuseStages<O>(stages, ctx), responseSink(ctx, res, ctx.config.pingIntervalMs), { signal: ctx.signal });
+    await drive(fused, sink, ctx.signal);
   } catch (err) {
+    sink.stopTimer();
+    body.fail(err);
+    fused.return(undefined).catch(() => undefined); // runs the stages' generators' finally blocks once they yield
     error = GatewayError.is(err) ? err : GatewayError.from(ctx.signal.aborted ? (ctx.signal.reason ?? err) : err);
     if (error.code === 'GW_ERR_INTERNAL') ctx.log.error({ err: (err as Error)?.stack ?? String(err) }, 'unexpected error in the pipeline');
     error.providerWork = ctx.providerWork;

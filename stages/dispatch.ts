@@ -8,6 +8,7 @@ import { GatewayError } from '../lib/errors.js';
 import { errorCode, finalUpstreamError, header, isRetryableStatus, transportFailure, upstreamError, type Failure } from '../lib/providers/failover.js';
 import { encodeUpstreamRequest, canEncode } from '../lib/dialects/requests.js';
 import type { Stage, StageFactory } from '../lib/stage.js';
+import { ChunkReader } from '../lib/request-io.js';
 
 const MAX_ERROR_BODY = 64 * 1024;
 
@@ -103,7 +104,7 @@ async function* call(routed: RoutedRequest, ctx: RequestContext): AsyncGenerator
     showUpstreamId(ctx, deployment.protocol, requestId);
     let yielded = false;
     try {
-      for await (const chunk of res.body) {
+      for await (const chunk of new ChunkReader(res.body, 'destroy')) {
         yielded = true;
         yield chunk as Buffer;
       }

@@ -1,0 +1,187 @@
+// The two ends of a request's chain without stream objects: the request body as a pull-based async
+// iterator over node:http's own 'data' events, and the response as direct `res.write` calls with
+// drain waits and a keep-alive timer. One Readable, one Writable and the pipeline machinery per
+// request (with its AbortController and DOMException on every finish) cost more CPU than the
+// gateway's whole JSON validation did.
+import type { ServerResponse } from 'node:http';
+import type { Readable } from 'node:stream';
+import type { RequestContext } from './context.js';
+
+/** bytes of request body read ahead of the consumer before the socket is paused */
+const READ_AHEAD = 64 * 1024;
+
+const DONE: IteratorReturnResult<undefined> = { done: true, value: undefined };
+
+/**
+ * A Readable's chunks as an AsyncIterableIterator<Buffer>, on its 'data' events (Node's own async
+ * iterator costs a stream-finished watcher and several promises per read). It reads ahead up to
+ * READ_AHEAD bytes, then pauses the source until the consumer catches up (backpressure). Stopping
+ * early (`return`, `fail`) detaches it; `onStop` says what happens to the rest: `discard` (the
+ * request body: Node reads and drops it, never buffered, so an early error can still be answered)
+ * or `destroy` (an upstream body: the connection is let go).
+ */
+export class ChunkReader implements AsyncIterableIterator<Buffer> {
+  private readonly queue: Buffer[] = [];
+  private queued = 0;
+  private ended = false;
+  private failure: unknown = undefined;
+  private stopped = false;
+  private waiter: { resolve: (r: IteratorResult<Buffer>) => void; reject: (err: unknown) => void } | null = null;
+
+  constructor(
+    private readonly req: Readable,
+    private readonly onStop: 'discard' | 'destroy',
+  ) {
+    req.on('data', this.onData);
+    req.once('end', this.onEnd);
+    req.on('error', this.onError); // kept after stopping: a late 'error' must never go unheard
+    req.once('close', this.onClose);
+  }
+
+  private readonly onClose = (): void => {
+    if (!this.ended && this.failure === undefined) this.fail(Object.assign(new Error('the stream closed before its end'), { code: 'ERR_STREAM_PREMATURE_CLOSE' }));
+  };
+
+  private readonly onData = (chunk: Buffer): void => {
+    const w = this.waiter;
+    if (w !== null) {
+      this.waiter = null;
+      w.resolve({ done: false, value: chunk });
+      return;
+    }
+    this.queue.push(chunk);
+    this.queued += chunk.length;
+    if (this.queued > READ_AHEAD) this.req.pause();
+  };
+
+  private readonly onEnd = (): void => {
+    this.ended = true;
+    const w = this.waiter;
+    if (w !== null) {
+      this.waiter = null;
+      w.resolve(DONE);
+    }
+  };
+
+  private readonly onError = (err: unknown): void => {
+    this.fail(err);
+  };
+
+  next(): Promise<IteratorResult<Buffer>> {
+    if (this.queue.length > 0) {
+      const chunk = this.queue.shift()!;
+      this.queued -= chunk.length;
+      if (this.queued <= READ_AHEAD && this.req.isPaused() && !this.stopped) this.req.resume();
+      return Promise.resolve({ done: false, value: chunk });
+    }
+    if (this.failure !== undefined) return Promise.reject(this.failure);
+    if (this.ended || this.stopped) return Promise.resolve(DONE);
+    return new Promise((resolve, reject) => {
+      this.waiter = { resolve, reject };
+    });
+  }
+
+  /** The consumer is done early (or failed): detach and discard the rest of the body. */
+  return(): Promise<IteratorResult<Buffer>> {
+    this.stop();
+    return Promise.resolve(DONE);
+  }
+
+  /** The request failed (client gone, abort): a pending `next` rejects with `err`; the rest is discarded. */
+  fail(err: unknown): void {
+    if (this.failure === undefined) this.failure = err;
+    const w = this.waiter;
+    this.stop();
+    if (w !== null) {
+      this.waiter = null;
+      w.reject(this.failure);
+    }
+  }
+
+  stop(): void {
+    if (this.stopped) return;
+    this.stopped = true;
+    this.queue.length = 0;
+    this.queued = 0;
+    const req = this.req;
+    req.off('data', this.onData);
+    req.off('close', this.onClose);
+    if (this.onStop === 'destroy') {
+      if (!this.ended) req.destroy();
+    } else req.resume(); // discard whatever is left; never buffer it
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+}
+
+/**
+ * Writes a chain's output to the response: status and headers before the first byte (from
+ * `ctx.response`), then each piece as one `res.write`. `write` returns a promise only when the
+ * socket asked the writer to wait (backpressure); it resolves on 'drain' or when the response
+ * closes. While the provider is silent, one timer per streaming response writes the dialect's
+ * keep-alive frame (`ctx.keepalive`) every `pingMs`.
+ */
+export class ResponseSink {
+  private timer: NodeJS.Timeout | null = null;
+  private lastWrite = 0;
+
+  constructor(
+    private readonly ctx: RequestContext,
+    private readonly res: ServerResponse,
+    private readonly pingMs: number,
+  ) {}
+
+  private head(): void {
+    const ctx = this.ctx;
+    if (ctx.response.sent) return;
+    this.res.writeHead(ctx.response.status, ctx.response.headers);
+    ctx.response.sent = true;
+    ctx.outcome ??= { status: ctx.response.status };
+  }
+
+  private readonly ping = (): void => {
+    this.timer = null;
+    const res = this.res;
+    if (this.ctx.keepalive === null || res.destroyed || res.writableEnded) return;
+    const idle = Date.now() - this.lastWrite;
+    if (idle >= this.pingMs) {
+      res.write(this.ctx.keepalive);
+      this.lastWrite = Date.now();
+    }
+    this.timer = setTimeout(this.ping, idle >= this.pingMs ? this.pingMs : this.pingMs - idle);
+  };
+
+  /** undefined when the piece went out (or was queued within the socket's buffer), else wait for the promise */
+  write(chunk: string | Buffer): Promise<void> | undefined {
+    this.head();
+    const res = this.res;
+    const ok = res.write(chunk);
+    if (this.ctx.keepalive !== null) {
+      this.lastWrite = Date.now();
+      if (this.timer === null) this.timer = setTimeout(this.ping, this.pingMs);
+    }
+    if (ok || res.destroyed) return undefined;
+    return new Promise((resolve) => {
+      const done = (): void => {
+        res.off('drain', done);
+        res.off('close', done);
+        resolve();
+      };
+      res.on('drain', done);
+      res.on('close', done);
+    });
+  }
+
+  end(): void {
+    this.stopTimer();
+    this.head();
+    this.res.end();
+  }
+
+  stopTimer(): void {
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = null;
+  }
+}
