@@ -36,6 +36,8 @@ export interface ResponseHead {
 export interface RequestContext {
   readonly reqId: string;
   readonly log: Logger;
+  /** the logger writes info lines: build an info line's fields only when true */
+  readonly logsInfo: boolean;
   readonly signal: AbortSignal;
   /** abort the request (client went away, shutdown): cancels the upstream call */
   abort(reason?: unknown): void;

@@ -27,9 +27,11 @@ function offlineLog(): Logger {
 export function offlineContext(opts: OfflineContextOptions = {}): RequestContext {
   const controller = new AbortController();
   const reqId = opts.reqId ?? `req_offline_${randomUUID().replaceAll('-', '')}`;
+  const log = opts.log ?? offlineLog().child({ reqId });
   return {
     reqId,
-    log: opts.log ?? offlineLog().child({ reqId }),
+    log,
+    logsInfo: log.isLevelEnabled('info'),
     signal: controller.signal,
     abort: (reason?: unknown) => controller.abort(reason),
     config: undefined as never, // not available offline

@@ -24,12 +24,27 @@ function newRequestId(): string {
   return `req_${randomUUID().replace(/-/g, '')}`;
 }
 
-function buildContext(req: IncomingMessage, endpoint: Endpoint, url: URL, config: Config, services: Services, root: Logger): RequestContext {
+/** A path made only of these needs no URL parsing: no query, no percent-encoding, no dot segments. */
+const PLAIN_PATH = /^(?:\/[A-Za-z0-9_-]+)+$/;
+const NO_QUERY: URLSearchParams = new URLSearchParams();
+
+/** The request's path and query: `new URL` only when the target is not a plain path. */
+export function requestTarget(raw: string | undefined): { pathname: string; searchParams: URLSearchParams } {
+  if (raw !== undefined && PLAIN_PATH.test(raw)) return { pathname: raw, searchParams: NO_QUERY };
+  return new URL(raw ?? '/', 'http://gateway.local');
+}
+
+function buildContext(req: IncomingMessage, endpoint: Endpoint, target: { pathname: string; searchParams: URLSearchParams }, config: Config, services: Services, root: Logger): RequestContext {
   const reqId = newRequestId();
   const controller = new AbortController();
+  let log: Logger | null = null;
   const ctx: RequestContext = {
     reqId,
-    log: root.child({ reqId, endpoint: endpoint.name }),
+    // the child logger (its bindings serialised and redacted) is built only when something logs
+    get log() {
+      return (log ??= root.child({ reqId, endpoint: endpoint.name }));
+    },
+    logsInfo: root.isLevelEnabled('info'),
     signal: controller.signal,
     abort: (reason?: unknown) => controller.abort(reason),
     config,
@@ -37,10 +52,10 @@ function buildContext(req: IncomingMessage, endpoint: Endpoint, url: URL, config
     endpoint: endpoint.name,
     dialect: endpoint.dialect(req),
     method: req.method ?? 'GET',
-    path: url.pathname,
+    path: target.pathname,
     headers: req.headers,
     rawHeaders: req.rawHeaders,
-    query: url.searchParams,
+    query: target.searchParams,
     startedAt: Date.now(),
     key: null,
     reservation: null,
@@ -63,9 +78,9 @@ export function createGateway(config: Config, services: Services, log: Logger): 
   let closing = false;
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const url = new URL(req.url ?? '/', 'http://gateway.local');
-    const endpoint = matchEndpoint(req.method ?? 'GET', url.pathname);
-    const ctx = buildContext(req, endpoint, url, config, services, log);
+    const target = requestTarget(req.url);
+    const endpoint = matchEndpoint(req.method ?? 'GET', target.pathname);
+    const ctx = buildContext(req, endpoint, target, config, services, log);
     inflight.add(ctx);
     // in flight until the response is closed AND the handler returned (a chain's settle stage has
     // ended the reservation by then): shutdown must not close the store under a settle
@@ -92,7 +107,7 @@ export function createGateway(config: Config, services: Services, log: Logger): 
       req.resume();
     } finally {
       // a chain writes its summary line in its settle stage; everything else is summarised here
-      if (!ranChain) ctx.log.info({ keyId: ctx.key?.id, status: ctx.outcome?.status ?? res.statusCode, ms: Date.now() - ctx.startedAt }, 'request');
+      if (!ranChain && ctx.logsInfo) ctx.log.info({ keyId: ctx.key?.id, status: ctx.outcome?.status ?? res.statusCode, ms: Date.now() - ctx.startedAt }, 'request');
       ended();
     }
   }

@@ -115,6 +115,7 @@ export function settle<T>(opts: SettleOptions = {}): StageFactory<T, T> {
           ctx.log.error({ reservation: reservation.id, err: (err as Error)?.stack ?? String(err) }, 'settling the reservation failed');
         }
       }
+      if (!ctx.logsInfo) return;
       const u = ctx.usage;
       ctx.log.info(
         {

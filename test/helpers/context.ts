@@ -76,9 +76,11 @@ export function makeContext(opts: ContextOptions = {}): RequestContext {
   const presented = opts.key === undefined ? 'sk-test-acme-0001' : opts.key;
   const key = presented === null ? null : (services.store.findKey(presented) ?? null);
   if (presented !== null && key === null) throw new Error(`test key ${presented} is not seeded`);
+  const log = opts.log ?? pino({ level: 'silent' });
   return {
     reqId: opts.reqId ?? `req_test_${++counter}`,
-    log: opts.log ?? pino({ level: 'silent' }),
+    log,
+    logsInfo: log.isLevelEnabled('info'),
     signal: controller.signal,
     abort: (reason?: unknown) => controller.abort(reason),
     config,
