@@ -60,6 +60,7 @@ const { values: args } = parseArgs({
     connections: { type: 'string' },
     keep: { type: 'boolean', default: false },
     'log-level': { type: 'string', default: 'warn' },
+    'node-args': { type: 'string' },
   },
 });
 
@@ -85,7 +86,7 @@ process.once('SIGINT', () => {
 async function startGateway(dir: string, upstreamUrl: string, o: { logLevel: string; name: string; cpu: number | null; profileDir?: string }): Promise<Proc> {
   const configFile = join(dir, `${o.name}.config.json`);
   writeFileSync(configFile, JSON.stringify(benchConfig({ upstreamUrl, storeFile: join(dir, `${o.name}.db`), logLevel: o.logLevel }), null, 2));
-  const nodeArgs = o.profileDir ? ['--cpu-prof', '--cpu-prof-dir', o.profileDir] : [];
+  const nodeArgs = [...(args['node-args']?.split(/\s+/).filter(Boolean) ?? []), ...(o.profileDir ? ['--cpu-prof', '--cpu-prof-dir', o.profileDir] : [])];
   // at logLevel warn the gateway prints no `listening` line: give it a port and wait for it to accept
   const port = await freePort();
   const p = await startProc({ name: o.name, script: GATEWAY_BIN, args: ['--config', configFile, '--host', '127.0.0.1', '--port', String(port)], nodeArgs, cpu: o.cpu, logFile: join(dir, `${o.name}.log`), cwd: dir, port });
