@@ -135,17 +135,23 @@ export function chain(...stages: Stage<unknown, unknown>[]): Stage<unknown, unkn
 type Pending = AsyncGenerator<void, void, undefined>;
 
 /**
- * Run a whole list of stages as ONE pipeline step: an async-generator transform that drives each
- * stage's `step`/`flush` directly. Synchronous stages cost a function call per chunk instead of an
- * object-mode stream each; an asynchronous stage (dispatch reading the upstream body) is iterated
- * in place. What one upstream chunk turns into is handed on as one piece (one response write), and
- * nothing is pulled from upstream before the consumer asks for more (backpressure holds).
+ * The state of one fused chain. A class, not closures: its generator methods are shared by every
+ * request (one function, one prototype, one hidden class), where generator functions created per
+ * request each cost their own prototype object and map, kept for as long as the stream is open.
  */
-export function fuseStages<O extends string | Buffer>(stages: readonly Stage<unknown, unknown>[], ctx: RequestContext): (source: AsyncIterable<unknown>) => AsyncGenerator<O> {
-  const out: O[] = [];
-  const n = stages.length;
+class FusedChain<O extends string | Buffer> {
+  private readonly out: O[] = [];
+  private readonly n: number;
 
-  function take(): O {
+  constructor(
+    private readonly stages: readonly Stage<unknown, unknown>[],
+    private readonly ctx: RequestContext,
+  ) {
+    this.n = stages.length;
+  }
+
+  private take(): O {
+    const out = this.out;
     const first = out[0]!;
     if (out.length === 1) {
       out.length = 0;
@@ -157,53 +163,83 @@ export function fuseStages<O extends string | Buffer>(stages: readonly Stage<unk
   }
 
   /** items into stage i (i === n: final outputs); undefined when everything ran synchronously */
-  function through(i: number, items: StageOutput<unknown>): Pending | undefined {
+  private through(i: number, items: StageOutput<unknown>): Pending | undefined {
     if (items == null) return undefined;
-    if (isAsyncIterable<unknown>(items)) return throughAsync(i, items);
+    if (isAsyncIterable<unknown>(items)) return this.throughAsync(i, items);
+    if (Array.isArray(items)) {
+      // the common case (a stage returned an array): no iterator object
+      for (let k = 0; k < items.length; k++) {
+        const pending = this.feed(i, items[k]);
+        if (pending) return this.resumeArray(i, pending, items, k + 1);
+      }
+      return undefined;
+    }
     const iter = (items as Iterable<unknown>)[Symbol.iterator]();
     for (let r = iter.next(); !r.done; r = iter.next()) {
-      const pending = feed(i, r.value);
-      if (pending) return resume(i, pending, iter);
+      const pending = this.feed(i, r.value);
+      if (pending) return this.resume(i, pending, iter);
     }
     return undefined;
   }
 
-  async function* throughAsync(i: number, items: AsyncIterable<unknown>): Pending {
+  private async *throughAsync(i: number, items: AsyncIterable<unknown>): Pending {
     for await (const item of items) {
-      const pending = feed(i, item);
+      const pending = this.feed(i, item);
       if (pending) yield* pending;
       yield; // an async boundary: let the consumer take what this item produced
     }
   }
 
-  async function* resume(i: number, first: Pending, iter: Iterator<unknown>): Pending {
+  private async *resume(i: number, first: Pending, iter: Iterator<unknown>): Pending {
     yield* first;
     for (let r = iter.next(); !r.done; r = iter.next()) {
-      const pending = feed(i, r.value);
+      const pending = this.feed(i, r.value);
       if (pending) yield* pending;
     }
   }
 
-  function feed(i: number, item: unknown): Pending | undefined {
-    if (i === n) {
-      out.push(item as O);
-      return undefined;
+  private async *resumeArray(i: number, first: Pending, items: readonly unknown[], from: number): Pending {
+    yield* first;
+    for (let k = from; k < items.length; k++) {
+      const pending = this.feed(i, items[k]);
+      if (pending) yield* pending;
     }
-    return through(i + 1, stages[i]!.step(item, ctx));
   }
 
-  return async function* fused(source: AsyncIterable<unknown>): AsyncGenerator<O> {
+  private feed(i: number, item: unknown): Pending | undefined {
+    if (i === this.n) {
+      this.out.push(item as O);
+      return undefined;
+    }
+    return this.through(i + 1, this.stages[i]!.step(item, this.ctx));
+  }
+
+  async *run(source: AsyncIterable<unknown>): AsyncGenerator<O> {
+    const out = this.out;
     for await (const chunk of source) {
-      const pending = feed(0, chunk);
-      if (pending) for await (const _ of pending) if (out.length > 0) yield take();
-      if (out.length > 0) yield take();
+      const pending = this.feed(0, chunk);
+      if (pending) for await (const _ of pending) if (out.length > 0) yield this.take();
+      if (out.length > 0) yield this.take();
     }
-    for (let i = 0; i < n; i++) {
-      const flush = stages[i]!.flush;
-      if (!flush) continue;
-      const pending = through(i + 1, flush.call(stages[i], ctx));
-      if (pending) for await (const _ of pending) if (out.length > 0) yield take();
-      if (out.length > 0) yield take();
+    const stages = this.stages;
+    for (let i = 0; i < this.n; i++) {
+      const stage = stages[i]!;
+      if (!stage.flush) continue;
+      const pending = this.through(i + 1, stage.flush(this.ctx));
+      if (pending) for await (const _ of pending) if (out.length > 0) yield this.take();
+      if (out.length > 0) yield this.take();
     }
-  };
+  }
+}
+
+/**
+ * Run a whole list of stages as ONE pipeline step: an async-generator transform that drives each
+ * stage's `step`/`flush` directly. Synchronous stages cost a function call per chunk instead of an
+ * object-mode stream each; an asynchronous stage (dispatch reading the upstream body) is iterated
+ * in place. What one upstream chunk turns into is handed on as one piece (one response write), and
+ * nothing is pulled from upstream before the consumer asks for more (backpressure holds).
+ */
+export function fuseStages<O extends string | Buffer>(stages: readonly Stage<unknown, unknown>[], ctx: RequestContext): (source: AsyncIterable<unknown>) => AsyncGenerator<O> {
+  const chain = new FusedChain<O>(stages, ctx);
+  return (source) => chain.run(source);
 }

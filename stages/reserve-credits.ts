@@ -79,6 +79,12 @@ export interface ReserveCreditsOptions {
   audioSecondsBound?: (routed: RoutedRequest, ctx: RequestContext) => number | null;
 }
 
+/** The routed request, once its hold committed (module-level: no generator function per request). */
+async function* afterHold(held: Promise<void>, routed: RoutedRequest): AsyncGenerator<RoutedRequest> {
+  await held;
+  yield routed;
+}
+
 export function reserveCredits(opts: ReserveCreditsOptions = {}): StageFactory<RoutedRequest, RoutedRequest> {
   return (): Stage<RoutedRequest, RoutedRequest> => {
     /** the hold being committed (batched with the other holds and settles of this event-loop turn) */
@@ -109,10 +115,7 @@ export function reserveCredits(opts: ReserveCreditsOptions = {}): StageFactory<R
           },
         );
         pending = held.catch(() => undefined);
-        return (async function* () {
-          await held;
-          yield routed;
-        })();
+        return afterHold(held, routed);
       },
       async close() {
         await pending;
