@@ -31,6 +31,12 @@ export interface ResponseHead {
   headers: Record<string, string | string[]>;
   /** true once status and headers went out: failures must then be reported in-band */
   sent: boolean;
+  /**
+   * The answer is one document (a non-streaming JSON body): the writer keeps the pieces and sends
+   * them at the end in one write with a `content-length`, and a failure before the end is still
+   * answered with the dialect's error envelope.
+   */
+  whole?: boolean;
 }
 
 export interface RequestContext {

@@ -118,7 +118,8 @@ export class ChunkReader implements AsyncIterableIterator<Buffer> {
 
 /**
  * Writes a chain's output to the response: status and headers before the first byte (from
- * `ctx.response`), then each piece as one `res.write`. `write` returns a promise only when the
+ * `ctx.response`), then each piece as one `res.write`; a whole-document answer (`ctx.response.whole`)
+ * goes out at the end in one write with its `content-length`. `write` returns a promise only when the
  * socket asked the writer to wait (backpressure); it resolves on 'drain' or when the response
  * closes. While the provider is silent, one timer per streaming response writes the dialect's
  * keep-alive frame (`ctx.keepalive`) every `pingMs`.
@@ -126,6 +127,8 @@ export class ChunkReader implements AsyncIterableIterator<Buffer> {
 export class ResponseSink {
   private timer: NodeJS.Timeout | null = null;
   private lastWrite = 0;
+  /** the pieces of a whole-document answer (`ctx.response.whole`), sent by `end` */
+  private held: (string | Buffer)[] | null = null;
 
   constructor(
     private readonly ctx: RequestContext,
@@ -155,6 +158,10 @@ export class ResponseSink {
 
   /** undefined when the piece went out (or was queued within the socket's buffer), else wait for the promise */
   write(chunk: string | Buffer): Promise<void> | undefined {
+    if (this.ctx.response.whole === true) {
+      (this.held ??= []).push(chunk);
+      return undefined;
+    }
     this.head();
     const res = this.res;
     const ok = res.write(chunk);
@@ -176,6 +183,15 @@ export class ResponseSink {
 
   end(): void {
     this.stopTimer();
+    const held = this.held;
+    if (held !== null) {
+      this.held = null;
+      const body = held.length === 1 ? held[0]! : held.every((h) => typeof h === 'string') ? held.join('') : Buffer.concat(held.map((h) => (typeof h === 'string' ? Buffer.from(h) : h)));
+      this.ctx.response.headers['content-length'] = String(Buffer.byteLength(body));
+      this.head();
+      this.res.end(body);
+      return;
+    }
     this.head();
     this.res.end();
   }

@@ -25,6 +25,7 @@ export function encodeResponse(): StageFactory<CanonicalEvent, string> {
         const factory = jsonEncoders[ctx.dialect];
         if (!factory) throw new GatewayError('GW_ERR_INTERNAL', `no JSON encoder for the ${ctx.dialect} dialect`);
         ctx.response.headers['content-type'] = 'application/json';
+        ctx.response.whole = true;
         inner = factory();
       }
       return inner;

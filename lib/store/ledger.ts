@@ -68,10 +68,11 @@ export class SqliteLedger implements Ledger {
   private readonly bumpKey: Database.Statement<[Delta]>;
   private readonly bumpProject: Database.Statement<[Delta]>;
   private readonly bumpEnv: Database.Statement<[Delta]>;
-  private readonly insertReservation: Database.Statement<[ReservationRow & { boot: string; at: number; request: string }]>;
+  private readonly insertReservation: Database.Statement<[string, string, string, string, string | null, string | null, number, string, number]>;
   private readonly claimReservation: Database.Statement<[string], ReservationRow>;
   private readonly staleReservations: Database.Statement<[string], ReservationRow>;
-  private readonly insertUsage: Database.Statement<[UsageRecord & { createdAt: number }]>;
+  /** positional parameters (binding 23 named ones from an object costs more than the insert) */
+  private readonly insertUsage: Database.Statement<unknown[]>;
   private readonly selectBalance: Database.Statement<[string], { balance: number; reserved: number; spent: number; spend_cap: number | null }>;
   private readonly selectOrgIds: Database.Statement<[], { id: string }>;
   private readonly selectUsage: Database.Statement<[{ org: string | null; key: string | null; limit: number }], StoredUsage>;
@@ -105,15 +106,13 @@ export class SqliteLedger implements Ledger {
     this.bumpProject = db.prepare(`UPDATE projects SET ${bump} WHERE org = @org AND id = @project`);
     this.bumpEnv = db.prepare(`UPDATE environments SET ${bump} WHERE org = @org AND project = @project AND id = @environment`);
     this.insertReservation = db.prepare(`INSERT INTO reservations (id, request_id, key_id, org, project, environment, amount, boot_id, created_at)
-      VALUES (@id, @request, @key_id, @org, @project, @environment, @amount, @boot, @at)`);
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`);
     this.claimReservation = db.prepare('DELETE FROM reservations WHERE id = ? RETURNING id, key_id, org, project, environment, amount');
     this.staleReservations = db.prepare('DELETE FROM reservations WHERE boot_id <> ? RETURNING id, key_id, org, project, environment, amount');
     this.insertUsage = db.prepare(`INSERT INTO usage (request_id, key_id, org, project, environment, endpoint, model_requested, model_served, provider,
         input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, web_searches, audio_seconds, cost,
         call_name, end_user_id, status, error_code, latency_ms, created_at)
-      VALUES (@requestId, @keyId, @org, @project, @environment, @endpoint, @modelRequested, @modelServed, @provider,
-        @inputTokens, @outputTokens, @cacheReadTokens, @cacheWriteTokens, @reasoningTokens, @webSearches, @audioSeconds, @cost,
-        @callName, @endUserId, @status, @errorCode, @latencyMs, @createdAt)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
       ON CONFLICT(request_id) DO NOTHING`);
     this.selectBalance = db.prepare('SELECT balance, reserved, spent, spend_cap FROM orgs WHERE id = ?');
     this.selectOrgIds = db.prepare('SELECT id FROM orgs ORDER BY id');
@@ -151,7 +150,12 @@ export class SqliteLedger implements Ledger {
     const d: Delta = { key: row.key_id, org: row.org, project: row.project, environment: row.environment, reserve: -row.amount, cost: record?.cost ?? 0 };
     if (batch) batch.add(d);
     else this.apply(d);
-    if (record) this.insertUsage.run({ ...record, createdAt: Date.now() });
+    if (record) {
+      const r = record;
+      this.insertUsage.run(r.requestId, r.keyId, r.org, r.project, r.environment, r.endpoint, r.modelRequested, r.modelServed, r.provider,
+        r.inputTokens, r.outputTokens, r.cacheReadTokens, r.cacheWriteTokens, r.reasoningTokens, r.webSearches, r.audioSeconds, r.cost,
+        r.callName, r.endUserId, r.status, r.errorCode, r.latencyMs, Date.now());
+    }
     return true;
   }
 
@@ -219,7 +223,7 @@ export class SqliteLedger implements Ledger {
       this.apply(hold);
     }
     const id = `res_${randomUUID()}`;
-    this.insertReservation.run({ id, key_id: key.id, org: key.org, project, environment, amount, request: requestId, boot: this.bootId, at: Date.now() });
+    this.insertReservation.run(id, requestId, key.id, key.org, project, environment, amount, this.bootId, Date.now());
     return { id, requestId, keyId: key.id, amount };
   }
 

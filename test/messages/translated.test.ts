@@ -31,6 +31,9 @@ t.test('non-streaming: a Chat deployment answers in the Messages shape', async (
   t.equal(r.status, 200, r.text.slice(0, 300));
   const body = JSON.parse(r.text);
   t.match(body, { type: 'message', role: 'assistant', model: 'openai/gpt-5', stop_reason: 'end_turn', content: [{ type: 'text', text: HELLO }] });
+  // one JSON document: sent whole, with its length (not chunked)
+  t.equal(r.headers.get('content-length'), String(Buffer.byteLength(r.text)), 'content-length is the body length');
+  t.equal(r.headers.get('transfer-encoding'), null, 'not chunked');
   t.ok(body.usage.input_tokens > 0 && body.usage.output_tokens > 0, 'usage translated');
   t.match(body.id, /^msg_/, 'a Messages id');
   const [call] = await upstreamCalls(gw);
