@@ -4,6 +4,7 @@
 // dialect-neutral integrity stage.
 import type { CanonicalEvent, JsonObject, NativeFrame } from '../../chunks.js';
 import { errorFromAnthropic } from './errors.js';
+import { parseTextDeltaFrame } from './text-delta.js';
 import {
   blockFromWire,
   fullUsageFromWire,
@@ -99,7 +100,7 @@ const handlers = new Map<string, Handler>([
 export function decodeAnthropicSse(msg: SseMessage): CanonicalEvent[] {
   const event = msg.event;
   if (event === undefined) throw integrityError('SSE message without an event name');
-  const parsed = parseObject(msg.data, `${event} data`);
+  const parsed = (event === 'content_block_delta' ? (parseTextDeltaFrame(msg.data) as JsonObject | null) : null) ?? parseObject(msg.data, `${event} data`);
   if (parsed.type !== event) throw integrityError(`${event} data.type is ${JSON.stringify(parsed.type ?? null)}, expected "${event}"`);
   const native: NativeFrame = { dialect: 'anthropic', event, data: msg.data, parsed };
   const handler = handlers.get(event);

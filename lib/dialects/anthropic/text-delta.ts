@@ -1,0 +1,35 @@
+// The frame that makes up nearly all of a Messages stream, recognised by its exact layout and
+// decoded without the general strict parser (which builds objects key by key and costs about a
+// tenth of the gateway's CPU on a streamed answer):
+//
+//   {"type":"content_block_delta","index":<digits>,"delta":{"type":"text_delta","text":<string>}}
+//
+// Exactly that text, no whitespace, nothing else: such a frame has no duplicate key and no number
+// out of range, so the object built here is the one the strict parser would build (same keys, same
+// order, same values). Anything else, a near miss included, returns null and takes the general path.
+
+/**
+ * The whole frame, as the JSON grammar allows it: the index without a leading zero (and exact: at
+ * most 9 digits), the text made of characters other than a quote, a backslash or a control
+ * character, or of valid escapes. One compiled regular expression checks it faster than a scan in JS.
+ */
+const FRAME = /^\{"type":"content_block_delta","index":(0|[1-9]\d{0,8}),"delta":\{"type":"text_delta","text":"((?:[^"\\\u0000-\u001f]|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})*)"\}\}$/;
+
+/** longer frames take the general path (keeps the expression's backtracking stack small) */
+const MAX_FRAME = 64 * 1024;
+
+export interface TextDeltaFrame {
+  type: 'content_block_delta';
+  index: number;
+  delta: { type: 'text_delta'; text: string };
+}
+
+export function parseTextDeltaFrame(data: string): TextDeltaFrame | null {
+  if (data.length > MAX_FRAME) return null;
+  const m = FRAME.exec(data);
+  if (m === null) return null;
+  const raw = m[2]!;
+  // escapes are decoded by JSON.parse, as the strict parser decodes them
+  const text = raw.indexOf('\\') < 0 ? raw : (JSON.parse(`"${raw}"`) as string);
+  return { type: 'content_block_delta', index: Number(m[1]), delta: { type: 'text_delta', text } };
+}
