@@ -40,35 +40,20 @@ export function writeError(ctx: RequestContext, res: ServerResponse, error: Gate
   ctx.response.sent = true;
 }
 
-/** Race one step of the chain against the request's abort (client gone, shutdown). */
-function abortable<T>(step: Promise<T>, signal: AbortSignal, onAbort: Promise<never>): Promise<T> {
-  if (signal.aborted) {
-    step.catch(() => undefined); // the generator goes on in the background until it notices
-    return onAbort;
-  }
-  return Promise.race([step, onAbort]).catch((err: unknown) => {
-    step.catch(() => undefined);
-    throw err;
-  });
-}
-
 /**
- * Drive the fused chain: pull a piece, write it, wait only when the socket asks to. An abort wins
- * over any step still pending (a hold committing, an upstream that has not answered).
+ * Drive the fused chain: pull a piece, write it, wait only when the socket asks to. Nothing here
+ * races the abort: every wait of a chain ends by itself when the request aborts (the upstream call
+ * and its body through `ctx.signal`, the request body through `body.fail`, a drain wait on 'close',
+ * a hold within its event-loop turn), so no promise per step is spent on it.
  */
 async function drive<O extends string | Buffer>(chain: AsyncGenerator<O>, sink: ResponseSink, signal: AbortSignal): Promise<void> {
-  let onAbort: Promise<never> | null = null;
-  const aborted = (): Promise<never> =>
-    (onAbort ??= new Promise<never>((_, reject) => {
-      if (signal.aborted) reject(signal.reason);
-      else signal.addEventListener('abort', () => reject(signal.reason), { once: true });
-    }));
   if (signal.aborted) throw signal.reason;
   for (;;) {
-    const r = await abortable(chain.next(), signal, aborted());
+    const r = await chain.next();
+    if (signal.aborted) throw signal.reason;
     if (r.done) break;
     const wait = sink.write(r.value);
-    if (wait !== undefined) await abortable(wait, signal, aborted());
+    if (wait !== undefined) await wait;
     if (signal.aborted) throw signal.reason;
   }
   sink.end();
@@ -84,6 +69,9 @@ export async function runPipeline<O extends string | Buffer>(ctx: RequestContext
   const body = new ChunkReader(req, 'discard');
   const sink = new ResponseSink(ctx, res, ctx.config.pingIntervalMs);
   const fused = fuseStages<O>(stages, ctx)(body);
+  // an abort (client gone, shutdown) ends a wait for more request body at once
+  const onAbort = (): void => body.fail(ctx.signal.reason);
+  ctx.signal.addEventListener('abort', onAbort, { once: true });
   try {
     await drive(fused, sink, ctx.signal);
   } catch (err) {
@@ -94,6 +82,7 @@ export async function runPipeline<O extends string | Buffer>(ctx: RequestContext
     if (error.code === 'GW_ERR_INTERNAL') ctx.log.error({ err: (err as Error)?.stack ?? String(err) }, 'unexpected error in the pipeline');
     error.providerWork = ctx.providerWork;
   }
+  ctx.signal.removeEventListener('abort', onAbort);
   if (error) {
     if (!ctx.response.sent) {
       writeError(ctx, res, error, !bodyEnded && !req.complete);
