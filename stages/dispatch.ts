@@ -8,7 +8,6 @@ import { GatewayError } from '../lib/errors.js';
 import { errorCode, finalUpstreamError, header, isRetryableStatus, transportFailure, upstreamError, type Failure } from '../lib/providers/failover.js';
 import { encodeUpstreamRequest, canEncode } from '../lib/dialects/requests.js';
 import type { Stage, StageFactory } from '../lib/stage.js';
-import { ChunkReader } from '../lib/request-io.js';
 
 const MAX_ERROR_BODY = 64 * 1024;
 
@@ -73,7 +72,7 @@ async function* call(routed: RoutedRequest, ctx: RequestContext): AsyncGenerator
     };
     let res;
     try {
-      res = await pool.send(handle, handle.transport.path(deployment.api), { headers, body: upstreamCall.body, signal: ctx.signal });
+      res = await pool.open(handle, handle.transport.path(deployment.api), { headers, body: upstreamCall.body, signal: ctx.signal });
     } catch (err) {
       if (ctx.signal.aborted) throw GatewayError.from(ctx.signal.reason ?? err);
       failures.push(transportFailure(err, deployment));
@@ -104,7 +103,7 @@ async function* call(routed: RoutedRequest, ctx: RequestContext): AsyncGenerator
     showUpstreamId(ctx, deployment.protocol, requestId);
     let yielded = false;
     try {
-      for await (const chunk of new ChunkReader(res.body, 'destroy')) {
+      for await (const chunk of res.body) {
         yielded = true;
         yield chunk as Buffer;
       }

@@ -2,10 +2,14 @@
 import { Agent, request, type Dispatcher } from 'undici';
 import type { Config, ProviderConfig } from '../config.js';
 import { TRANSPORTS, type Transport } from './transport.js';
+import { dispatchCall, type UpstreamResponse } from './upstream-call.js';
 
 export interface ProviderHandle {
   config: ProviderConfig;
   baseUrl: string;
+  /** `baseUrl` split for undici's dispatcher: scheme, host and port; and the path prefix */
+  origin: string;
+  pathPrefix: string;
   transport: Transport;
   /** prebuilt authentication headers */
   auth: Record<string, string>;
@@ -33,9 +37,12 @@ export class ProviderPool {
         baseUrl = p.protocol === 'openai' ? `${simulatedUrl}/v1` : simulatedUrl;
       }
       const transport = TRANSPORTS[p.protocol];
+      const base = new URL(baseUrl!.replace(/\/+$/, ''));
       this.handles.set(p.id, {
         config: p,
         baseUrl: baseUrl!.replace(/\/+$/, ''),
+        origin: base.origin,
+        pathPrefix: base.pathname.replace(/\/+$/, ''),
         transport,
         auth: { ...transport.authHeaders(p.apiKey ?? (p.simulated ? 'sim-key' : undefined)), ...(p.headers ?? {}) },
       });
@@ -58,6 +65,23 @@ export class ProviderPool {
       headersTimeout: handle.config.timeoutMs ?? 600_000,
       bodyTimeout: handle.config.idleTimeoutMs ?? 600_000,
     });
+  }
+
+  /** One call, without undici's Readable body (see upstream-call.ts): the hot path of dispatch. */
+  open(handle: ProviderHandle, path: string, opts: { headers: Record<string, string>; body: string; signal: AbortSignal }): Promise<UpstreamResponse> {
+    return dispatchCall(
+      this.agent,
+      {
+        origin: handle.origin,
+        path: `${handle.pathPrefix}${path}`,
+        method: 'POST',
+        headers: opts.headers,
+        body: opts.body,
+        headersTimeout: handle.config.timeoutMs ?? 600_000,
+        bodyTimeout: handle.config.idleTimeoutMs ?? 600_000,
+      },
+      opts.signal,
+    );
   }
 
   async close(): Promise<void> {
