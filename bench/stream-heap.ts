@@ -44,6 +44,24 @@ function byConstructor(file: string): Map<string, { count: number; size: number 
   return out;
 }
 
+/** resident KB by kind of mapping: the malloc heap, anonymous mappings by size, files */
+function mapsSummary(pid: number): Record<string, number> {
+  const out: Record<string, number> = {};
+  let kind = '';
+  for (const line of readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
+    const head = /^([0-9a-f]+)-([0-9a-f]+) \S+ \S+ \S+ \S+\s*(.*)$/.exec(line);
+    if (head) {
+      const size = (parseInt(head[2]!, 16) - parseInt(head[1]!, 16)) / 1024;
+      const name = head[3]!;
+      kind = name === '[heap]' ? 'brk heap' : name.startsWith('/') ? 'files' : name === '' ? (size >= 60 * 1024 ? 'anon ≥60MB (malloc arenas, code range)' : size === 256 ? 'anon 256KB (V8 pages)' : 'anon other') : name;
+      continue;
+    }
+    const rssLine = /^Rss:\s+(\d+) kB/.exec(line);
+    if (rssLine) out[kind] = (out[kind] ?? 0) + Number(rssLine[1]);
+  }
+  return out;
+}
+
 async function snapshot(p: Proc, dir: string): Promise<string> {
   const before = new Set(readdirSync(dir));
   process.kill(p.pid, 'SIGUSR2');
@@ -89,10 +107,12 @@ try {
   await Promise.all(Array.from({ length: 20 }, one));
   await sleep(1500);
   const idleRss = rss(target.pid);
+  const idleMaps = mapsSummary(target.pid);
   const idle = byConstructor(await snapshot(target, dir));
   const runs = Promise.all(Array.from({ length: N }, one));
   await sleep(2000); // every stream open, a few deltas in
   const openRss = rss(target.pid);
+  const openMaps = mapsSummary(target.pid);
   const open = byConstructor(await snapshot(target, dir));
   await runs;
   await pool.close();
@@ -104,6 +124,7 @@ try {
   const total = rows.reduce((s, r) => s + r.size, 0);
   const idleHeap = [...idle.values()].reduce((s, v) => s + v.size, 0);
   console.log(`${args.target}: idle live JS heap ${(idleHeap / 2 ** 20).toFixed(1)} MB; ${N} open streams; RSS ${(idleRss / 2 ** 20).toFixed(0)} → ${(openRss / 2 ** 20).toFixed(0)} MB; live JS heap +${(total / 2 ** 20).toFixed(1)} MB = ${(total / N / 1024).toFixed(1)} KB per stream`);
+  console.log(`resident memory by kind of mapping, idle → open (MB): ${Object.keys(openMaps).map((k) => `${k} ${((idleMaps[k] ?? 0) / 1024).toFixed(1)} → ${(openMaps[k]! / 1024).toFixed(1)}`).join('; ')}`);
   console.log('bytes/stream  count/stream  constructor');
   for (const r of rows.slice(0, Number(args.top))) console.log(`${(r.size / N).toFixed(0).padStart(12)}  ${(r.count / N).toFixed(2).padStart(12)}  ${r.k}`);
 } finally {
