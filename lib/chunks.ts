@@ -1,5 +1,6 @@
 // The typed values that flow between stages. Nothing here names a provider or a wire format: every
 // dialect converts its wire shapes to and from these types inside lib/dialects/<d>/.
+import type { RawJson } from './json/splice.js';
 import type { GatewayError } from './errors.js';
 
 export type JsonValue = null | boolean | number | string | JsonValue[] | JsonObject;
@@ -14,6 +15,8 @@ export type DialectName = 'anthropic' | 'openai-chat' | 'openai-responses' | 'op
 export interface RawBody {
   value: JsonValue;
   bytes: number;
+  /** the body as received and where its top-level member values lie (for native forwarding) */
+  raw?: RawJson;
 }
 
 /**
@@ -24,6 +27,12 @@ export interface RawBody {
 export interface CanonicalRequest {
   source: DialectName;
   body: JsonObject;
+  /**
+   * `body`'s bytes as the client sent them, while a same-dialect deployment may still need them:
+   * the native encoder splices the changed values in instead of re-serialising (dispatch drops
+   * them once an upstream answered).
+   */
+  raw?: RawJson;
   /** the model value as the client wrote it; null when omitted (auto-routing where the dialect allows) */
   model: string | null;
   stream: boolean;

@@ -100,6 +100,7 @@ async function* call(routed: RoutedRequest, ctx: RequestContext): AsyncGenerator
       ...(requestId !== undefined ? { requestId } : {}),
     };
     ctx.providerWork = true;
+    routed.request.raw = undefined; // no other deployment will be tried: let the bytes go
     showUpstreamId(ctx, deployment.protocol, requestId);
     let yielded = false;
     try {

@@ -20,7 +20,9 @@ export function parseJsonBody(bytes: Buffer): RawBody {
     throw new GatewayError('GW_ERR_BODY_INVALID_JSON', 'The request body is empty; a JSON object is required. Nothing was processed.');
   }
   try {
-    return { value: parseStrict(bytes), bytes: bytes.length };
+    const members = new Map<string, [number, number]>();
+    const value = parseStrict(bytes, { topLevel: members });
+    return { value, bytes: bytes.length, raw: { bytes, members } };
   } catch (err) {
     if (err instanceof JsonSyntaxError) {
       throw new GatewayError('GW_ERR_BODY_INVALID_JSON', `The request body is not valid JSON: ${err.message}. Nothing was processed.`, {

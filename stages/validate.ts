@@ -9,6 +9,10 @@ export type Validator = (raw: RawBody, ctx: RequestContext) => CanonicalRequest;
 export function validate(validator: Validator): StageFactory<RawBody, CanonicalRequest> {
   return (): Stage<RawBody, CanonicalRequest> => ({
     name: 'validate',
-    step: (raw, ctx) => [validator(raw, ctx)],
+    step: (raw, ctx) => {
+      const request = validator(raw, ctx);
+      if (raw.raw !== undefined && request.body === raw.value) request.raw = raw.raw;
+      return [request];
+    },
   });
 }

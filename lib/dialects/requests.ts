@@ -17,7 +17,10 @@ export interface UpstreamCall {
   stream: boolean;
 }
 
-export type RequestEncoder = (routed: RoutedRequest, deployment: Deployment) => UpstreamCall;
+/** What dispatch sends: a native encoder may hand over JSON bytes spliced from the client's bytes. */
+export type EncodedCall = Omit<UpstreamCall, 'body'> & { body: string | Buffer };
+
+export type RequestEncoder = (routed: RoutedRequest, deployment: Deployment) => EncodedCall;
 type Pair = `${DialectName}>${Deployment['api']}`;
 
 const encoders = new Map<Pair, RequestEncoder>([
@@ -40,7 +43,7 @@ export function canEncode(source: DialectName, api: Deployment['api']): boolean 
   return encoders.has(`${source}>${api}`);
 }
 
-export function encodeUpstreamRequest(routed: RoutedRequest, deployment: Deployment): UpstreamCall {
+export function encodeUpstreamRequest(routed: RoutedRequest, deployment: Deployment): EncodedCall {
   const encoder = encoders.get(`${routed.request.source}>${deployment.api}`);
   if (!encoder) {
     throw new GatewayError('GW_ERR_CAPABILITY_REJECTED', `capability_rejected: model: model "${routed.modelId}" is served through the ${deployment.api} API, which this endpoint cannot reach yet. Pin another model or use another endpoint.`, { param: 'model' });

@@ -16,6 +16,11 @@ export { findInvalidUtf8 } from './utf8.js';
 export interface StrictParseOptions {
   /** maximum nesting of arrays and objects; default 512 */
   maxDepth?: number;
+  /**
+   * Filled with where each member value of a top-level object lies in the text: key → [start, end)
+   * in UTF-16 code units of the decoded text (for splicing a changed value into the original bytes).
+   */
+  topLevel?: Map<string, [number, number]>;
 }
 
 const DEFAULT_MAX_DEPTH = 512;
@@ -29,10 +34,13 @@ let maxDepth = DEFAULT_MAX_DEPTH;
 /** number of valid segments in `segs`: the path of the value being parsed */
 let depth = 0;
 const segs: (string | number)[] = [];
+/** where the current parse records top-level member value ranges (null: not asked) */
+let topLevel: Map<string, [number, number]> | null = null;
 
 /** Parse strict JSON. Throws JsonSyntaxError. `input` may be a Buffer/Uint8Array (UTF-8 bytes) or a string. */
 export function parseStrict(input: string | Uint8Array, opts?: StrictParseOptions): JsonValue {
   const limit = opts?.maxDepth ?? DEFAULT_MAX_DEPTH;
+  topLevel = opts?.topLevel ?? null;
   if (typeof input === 'string') return run(input, limit);
   if (input.length >= 3 && input[0] === 0xef && input[1] === 0xbb && input[2] === 0xbf) {
     throw new JsonSyntaxError('a byte order mark is not allowed', '', 0);
@@ -70,12 +78,21 @@ function run(text: string, limit: number): JsonValue {
     // do not keep the input (or key slices of it) alive
     src = '';
     segs.length = 0;
+    topLevel = null;
   }
 }
 
 function fail(reason: string, at: number, pathDepth: number = depth): never {
   const offset = Buffer.byteLength(src.slice(0, at), 'utf8');
   throw new JsonSyntaxError(reason, formatPath(segs.slice(0, pathDepth)), offset);
+}
+
+/** whitespace characters at `at` */
+function countWs(at: number): number {
+  let i = at;
+  let c = src.charCodeAt(i);
+  while (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) c = src.charCodeAt(++i);
+  return i - at;
 }
 
 function skipWs(): void {
@@ -177,7 +194,9 @@ function parseObject(): JsonObject {
     skipWs();
     if (src.charCodeAt(pos) !== 0x3a) fail(`expected ":" after an object key, found ${describe(src, pos)}`, pos);
     pos++;
+    const valueAt = pos;
     const value = parseValue();
+    if (d === 0 && topLevel !== null) topLevel.set(key, [valueAt + countWs(valueAt), pos]);
     if (key === '__proto__') {
       Object.defineProperty(obj, key, { value, writable: true, enumerable: true, configurable: true });
     } else {

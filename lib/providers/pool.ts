@@ -68,7 +68,7 @@ export class ProviderPool {
   }
 
   /** One call, without undici's Readable body (see upstream-call.ts): the hot path of dispatch. */
-  open(handle: ProviderHandle, path: string, opts: { headers: Record<string, string>; body: string; signal: AbortSignal }): Promise<UpstreamResponse> {
+  open(handle: ProviderHandle, path: string, opts: { headers: Record<string, string>; body: string | Buffer; signal: AbortSignal }): Promise<UpstreamResponse> {
     return dispatchCall(
       this.agent,
       {

@@ -2,20 +2,39 @@
 // client sent it, with only the model name, a capped max_tokens and a reconciled thinking budget
 // replaced. Betas are forwarded in order.
 import type { Deployment, JsonObject, RoutedRequest } from '../../chunks.js';
-import type { UpstreamCall } from '../requests.js';
+import type { EncodedCall } from '../requests.js';
 import { withoutResponsesThinking } from '../openai-responses/reasoning-state.js';
+import { spliceTopLevel, type RawJson } from '../../json/splice.js';
 
-export function anthropicNative(routed: RoutedRequest, deployment: Deployment): UpstreamCall {
+export function anthropicNative(routed: RoutedRequest, deployment: Deployment): EncodedCall {
   const req = routed.request;
   const body: JsonObject = { ...req.body, model: deployment.upstreamModel };
+  /** top-level members whose value differs from what the client wrote */
+  const changed = ['model'];
   // reasoning state of an OpenAI Responses model (carried as a thinking block) means nothing to Claude
   if (req.needs.signedThinking) body.messages = withoutResponsesThinking(body.messages);
-  if (routed.maxTokensCappedTo !== null) body.max_tokens = routed.maxTokensCappedTo;
+  if (routed.maxTokensCappedTo !== null) {
+    body.max_tokens = routed.maxTokensCappedTo;
+    changed.push('max_tokens');
+  }
   const thinking = req.body.thinking;
   if (routed.thinkingBudget !== null && thinking && typeof thinking === 'object' && !Array.isArray(thinking) && thinking.budget_tokens !== routed.thinkingBudget) {
     body.thinking = { ...thinking, budget_tokens: routed.thinkingBudget };
+    changed.push('thinking');
   }
   const headers: Record<string, string> = { ...req.forward.headers };
   if (req.forward.betas.length > 0) headers['anthropic-beta'] = req.forward.betas.join(',');
-  return { body: JSON.stringify(body), headers, stream: req.stream };
+  const spliced = req.raw !== undefined && body.messages === req.body.messages ? splicedBody(req.raw, body, changed) : null;
+  return { body: spliced ?? JSON.stringify(body), headers, stream: req.stream };
+}
+
+/**
+ * The client's bytes with only the changed top-level values replaced: the same JSON value as
+ * `body`, without re-serialising (and re-encoding) a request that may be hundreds of KB. Null when
+ * a changed member is not in the bytes (the caller serialises instead).
+ */
+function splicedBody(raw: RawJson, body: JsonObject, changed: readonly string[]): Buffer | null {
+  const replace: Record<string, string> = {};
+  for (const key of changed) replace[key] = JSON.stringify(body[key]);
+  return spliceTopLevel(raw, replace);
 }
