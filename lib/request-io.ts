@@ -6,11 +6,7 @@
 import type { ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { RequestContext } from './context.js';
-
-/** bytes of request body read ahead of the consumer before the socket is paused */
-const READ_AHEAD = 64 * 1024;
-
-const DONE: IteratorReturnResult<undefined> = { done: true, value: undefined };
+import { ChunkQueue } from './chunk-queue.js';
 
 /**
  * A Readable's chunks as an AsyncIterableIterator<Buffer>, on its 'data' events (Node's own async
@@ -18,101 +14,47 @@ const DONE: IteratorReturnResult<undefined> = { done: true, value: undefined };
  * READ_AHEAD bytes, then pauses the source until the consumer catches up (backpressure). Stopping
  * early (`return`, `fail`) detaches it; `onStop` says what happens to the rest: `discard` (the
  * request body: Node reads and drops it, never buffered, so an early error can still be answered)
- * or `destroy` (an upstream body: the connection is let go).
+ * or `destroy` (the source is let go).
  */
-export class ChunkReader implements AsyncIterableIterator<Buffer> {
-  private readonly queue: Buffer[] = [];
-  private queued = 0;
-  private ended = false;
-  private failure: unknown = undefined;
-  private stopped = false;
-  private waiter: { resolve: (r: IteratorResult<Buffer>) => void; reject: (err: unknown) => void } | null = null;
-
+export class ChunkReader extends ChunkQueue {
   constructor(
-    private readonly req: Readable,
+    private readonly source: Readable,
     private readonly onStop: 'discard' | 'destroy',
   ) {
-    req.on('data', this.onData);
-    req.once('end', this.onEnd);
-    req.on('error', this.onError); // kept after stopping: a late 'error' must never go unheard
-    req.once('close', this.onClose);
+    super();
+    source.on('data', this.onData);
+    source.once('end', this.onEnd);
+    source.on('error', this.onError); // kept after stopping: a late 'error' must never go unheard
+    source.once('close', this.onClose);
   }
 
-  private readonly onClose = (): void => {
-    if (!this.ended && this.failure === undefined) this.fail(Object.assign(new Error('the stream closed before its end'), { code: 'ERR_STREAM_PREMATURE_CLOSE' }));
-  };
-
   private readonly onData = (chunk: Buffer): void => {
-    const w = this.waiter;
-    if (w !== null) {
-      this.waiter = null;
-      w.resolve({ done: false, value: chunk });
-      return;
-    }
-    this.queue.push(chunk);
-    this.queued += chunk.length;
-    if (this.queued > READ_AHEAD) this.req.pause();
+    if (!this.push(chunk)) this.source.pause();
   };
 
   private readonly onEnd = (): void => {
-    this.ended = true;
-    const w = this.waiter;
-    if (w !== null) {
-      this.waiter = null;
-      w.resolve(DONE);
-    }
+    this.end();
   };
 
   private readonly onError = (err: unknown): void => {
     this.fail(err);
   };
 
-  next(): Promise<IteratorResult<Buffer>> {
-    if (this.queue.length > 0) {
-      const chunk = this.queue.shift()!;
-      this.queued -= chunk.length;
-      if (this.queued <= READ_AHEAD && this.req.isPaused() && !this.stopped) this.req.resume();
-      return Promise.resolve({ done: false, value: chunk });
-    }
-    if (this.failure !== undefined) return Promise.reject(this.failure);
-    if (this.ended || this.stopped) return Promise.resolve(DONE);
-    return new Promise((resolve, reject) => {
-      this.waiter = { resolve, reject };
-    });
+  private readonly onClose = (): void => {
+    if (!this.sourceEnded && !this.failed) this.fail(Object.assign(new Error('the stream closed before its end'), { code: 'ERR_STREAM_PREMATURE_CLOSE' }));
+  };
+
+  protected resumeProducer(): void {
+    this.source.resume();
   }
 
-  /** The consumer is done early (or failed): detach and discard the rest of the body. */
-  return(): Promise<IteratorResult<Buffer>> {
-    this.stop();
-    return Promise.resolve(DONE);
-  }
-
-  /** The request failed (client gone, abort): a pending `next` rejects with `err`; the rest is discarded. */
-  fail(err: unknown): void {
-    if (this.failure === undefined) this.failure = err;
-    const w = this.waiter;
-    this.stop();
-    if (w !== null) {
-      this.waiter = null;
-      w.reject(this.failure);
-    }
-  }
-
-  stop(): void {
-    if (this.stopped) return;
-    this.stopped = true;
-    this.queue.length = 0;
-    this.queued = 0;
-    const req = this.req;
-    req.off('data', this.onData);
-    req.off('close', this.onClose);
+  protected stopProducer(): void {
+    const source = this.source;
+    source.off('data', this.onData);
+    source.off('close', this.onClose);
     if (this.onStop === 'destroy') {
-      if (!this.ended) req.destroy();
-    } else req.resume(); // discard whatever is left; never buffer it
-  }
-
-  [Symbol.asyncIterator](): this {
-    return this;
+      if (!this.sourceEnded) source.destroy();
+    } else source.resume(); // discard whatever is left; never buffer it
   }
 }
 

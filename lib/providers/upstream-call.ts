@@ -6,11 +6,7 @@
 // parsing itself.
 import type { IncomingHttpHeaders } from 'node:http';
 import { util, type Dispatcher } from 'undici';
-
-/** bytes of response body read ahead of the consumer before undici pauses the socket */
-const READ_AHEAD = 64 * 1024;
-
-const DONE: IteratorReturnResult<undefined> = { done: true, value: undefined };
+import { ChunkQueue } from '../chunk-queue.js';
 
 export interface UpstreamResponse {
   statusCode: number;
@@ -24,23 +20,19 @@ function abortError(reason: unknown): Error {
 }
 
 /**
- * The handler of one call (undici's handler callbacks) and the reader of its body. `response`
- * resolves with the status and headers, or rejects with the transport error (its undici code
- * kept: UND_ERR_HEADERS_TIMEOUT, ECONNREFUSED...) or the signal's reason.
+ * The handler of one call (undici's handler callbacks) and the reader of its body (a ChunkQueue:
+ * `onData` returns false past the read-ahead, which pauses the socket). `response` resolves with
+ * the status and headers, or rejects with the transport error (its undici code kept:
+ * UND_ERR_HEADERS_TIMEOUT, ECONNREFUSED...) or the signal's reason.
  */
-export class UpstreamCall implements AsyncIterableIterator<Buffer> {
+export class UpstreamCall extends ChunkQueue {
   readonly response: Promise<UpstreamResponse>;
   private settleHead!: { resolve: (r: UpstreamResponse) => void; reject: (err: unknown) => void } | null;
   private abortCall: ((err?: Error) => void) | null = null;
   private resumeCall: (() => void) | null = null;
-  private readonly queue: Buffer[] = [];
-  private queued = 0;
-  private paused = false;
-  private ended = false;
-  private failure: unknown = undefined;
-  private waiter: { resolve: (r: IteratorResult<Buffer>) => void; reject: (err: unknown) => void } | null = null;
 
   constructor(private readonly signal: AbortSignal) {
+    super();
     this.response = new Promise((resolve, reject) => {
       this.settleHead = { resolve, reject };
     });
@@ -53,14 +45,24 @@ export class UpstreamCall implements AsyncIterableIterator<Buffer> {
     else this.onError(err); // not connected yet: undici is told at onConnect
   };
 
-  private finish(): void {
+  private detach(): void {
     this.signal.removeEventListener('abort', this.onAbort);
+  }
+
+  protected resumeProducer(): void {
+    this.resumeCall?.();
+  }
+
+  /** the reader stopped early (or the call failed): abort the call unless it is over */
+  protected stopProducer(): void {
+    this.detach();
+    if (!this.sourceEnded) this.abortCall?.(abortError(undefined));
   }
 
   // undici's handler callbacks
 
   onConnect(abort: (err?: Error) => void): void {
-    if (this.signal.aborted || this.failure !== undefined) abort(abortError(this.signal.reason ?? this.failure));
+    if (this.signal.aborted || this.failed) abort(abortError(this.signal.reason));
     else this.abortCall = abort;
   }
 
@@ -73,81 +75,24 @@ export class UpstreamCall implements AsyncIterableIterator<Buffer> {
   }
 
   onData(chunk: Buffer): boolean {
-    const w = this.waiter;
-    if (w !== null) {
-      this.waiter = null;
-      w.resolve({ done: false, value: chunk });
-      return true;
-    }
-    this.queue.push(chunk);
-    this.queued += chunk.length;
-    if (this.queued > READ_AHEAD) {
-      this.paused = true;
-      return false;
-    }
-    return true;
+    return this.push(chunk);
   }
 
   onComplete(): void {
-    this.ended = true;
-    this.finish();
-    const w = this.waiter;
-    if (w !== null) {
-      this.waiter = null;
-      w.resolve(DONE);
-    }
+    this.detach();
+    this.end();
   }
 
   onError(err: Error): void {
-    this.finish();
-    if (this.failure === undefined) this.failure = err;
+    this.detach();
     const head = this.settleHead;
     if (head !== null) {
       this.settleHead = null;
+      this.fail(err);
       head.reject(err);
       return;
     }
-    const w = this.waiter;
-    if (w !== null) {
-      this.waiter = null;
-      w.reject(this.failure);
-    }
-  }
-
-  // the body
-
-  next(): Promise<IteratorResult<Buffer>> {
-    if (this.queue.length > 0) {
-      const chunk = this.queue.shift()!;
-      this.queued -= chunk.length;
-      if (this.paused && this.queued <= READ_AHEAD) {
-        this.paused = false;
-        this.resumeCall?.();
-      }
-      return Promise.resolve({ done: false, value: chunk });
-    }
-    if (this.failure !== undefined) return Promise.reject(this.failure);
-    if (this.ended) return Promise.resolve(DONE);
-    return new Promise((resolve, reject) => {
-      this.waiter = { resolve, reject };
-    });
-  }
-
-  /** The reader stops early: the call is aborted (its connection is not reused). */
-  return(): Promise<IteratorResult<Buffer>> {
-    if (!this.ended && this.failure === undefined) {
-      const err = abortError(undefined);
-      this.failure = err;
-      this.finish();
-      this.abortCall?.(err);
-    }
-    this.queue.length = 0;
-    this.queued = 0;
-    return Promise.resolve(DONE);
-  }
-
-  [Symbol.asyncIterator](): this {
-    return this;
+    this.fail(err);
   }
 }
 

@@ -1,0 +1,102 @@
+// A pull queue of byte chunks between a push-style producer (node:http 'data' events, undici's
+// handler callbacks) and an async-iterator consumer (the fused stages), without a stream object in
+// between. It holds up to READ_AHEAD bytes the consumer has not taken yet; `push` returns false
+// beyond that, and the producer pauses until `resumeProducer` is called (backpressure).
+export const READ_AHEAD = 64 * 1024;
+
+const DONE: IteratorReturnResult<undefined> = { done: true, value: undefined };
+
+export abstract class ChunkQueue implements AsyncIterableIterator<Buffer> {
+  private readonly queue: Buffer[] = [];
+  private queued = 0;
+  private held = false;
+  private ended = false;
+  private stopped = false;
+  private failure: unknown = undefined;
+  private waiter: { resolve: (r: IteratorResult<Buffer>) => void; reject: (err: unknown) => void } | null = null;
+
+  /** the consumer caught up after `push` returned false: let the producer go on */
+  protected abstract resumeProducer(): void;
+  /** the consumer stopped early or the queue failed: detach from the producer */
+  protected abstract stopProducer(): void;
+
+  get sourceEnded(): boolean {
+    return this.ended;
+  }
+
+  get failed(): boolean {
+    return this.failure !== undefined;
+  }
+
+  /** a chunk from the producer; false: over the read-ahead, pause until `resumeProducer` */
+  protected push(chunk: Buffer): boolean {
+    if (this.stopped) return true;
+    const w = this.waiter;
+    if (w !== null) {
+      this.waiter = null;
+      w.resolve({ done: false, value: chunk });
+      return true;
+    }
+    this.queue.push(chunk);
+    this.queued += chunk.length;
+    if (this.queued <= READ_AHEAD) return true;
+    this.held = true;
+    return false;
+  }
+
+  /** the producer ended normally */
+  protected end(): void {
+    this.ended = true;
+    const w = this.waiter;
+    if (w !== null) {
+      this.waiter = null;
+      w.resolve(DONE);
+    }
+  }
+
+  /** The source failed (or the request aborted): a pending `next` rejects with the first error, and so does every later one. */
+  fail(err: unknown): void {
+    if (this.failure === undefined) this.failure = err;
+    const w = this.waiter;
+    this.stop();
+    if (w !== null) {
+      this.waiter = null;
+      w.reject(this.failure);
+    }
+  }
+
+  next(): Promise<IteratorResult<Buffer>> {
+    if (this.queue.length > 0) {
+      const chunk = this.queue.shift()!;
+      this.queued -= chunk.length;
+      if (this.held && this.queued <= READ_AHEAD) {
+        this.held = false;
+        this.resumeProducer();
+      }
+      return Promise.resolve({ done: false, value: chunk });
+    }
+    if (this.failure !== undefined) return Promise.reject(this.failure);
+    if (this.ended || this.stopped) return Promise.resolve(DONE);
+    return new Promise((resolve, reject) => {
+      this.waiter = { resolve, reject };
+    });
+  }
+
+  /** The consumer is done early: detach from the producer (see `stopProducer`). */
+  return(): Promise<IteratorResult<Buffer>> {
+    this.stop();
+    return Promise.resolve(DONE);
+  }
+
+  private stop(): void {
+    if (this.stopped) return;
+    this.stopped = true;
+    this.queue.length = 0;
+    this.queued = 0;
+    this.stopProducer();
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+}
