@@ -1,7 +1,7 @@
 // Runs an endpoint's chain: request bytes → stages → response. The stages are fused into one async
 // generator (`fuseStages`) and driven directly: the body comes from node:http's 'data' events, each
 // piece goes out as one `res.write`, backpressure is honoured both ways, and an abort (client gone,
-// shutdown) wins over any pending step and cancels the upstream call through `ctx.signal`. (A
+// shutdown) ends every wait: the upstream call through `ctx.signal`, the request body at once. (A
 // stream/promises `pipeline` of Transforms runs the same stages too, see `toTransform`; per request
 // its streams and abort machinery cost more than the gateway's validation, so the server does not
 // use it.) Single exit: before the first response byte an error becomes the dialect's JSON
