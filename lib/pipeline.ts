@@ -66,7 +66,7 @@ export async function runPipeline<O extends string | Buffer>(ctx: RequestContext
   req.once('end', () => {
     bodyEnded = true;
   });
-  const body = new ChunkReader(req, 'discard');
+  const body = new ChunkReader(req);
   const sink = new ResponseSink(ctx, res, ctx.config.pingIntervalMs);
   const fused = fuseStages<O>(stages, ctx)(body);
   // an abort (client gone, shutdown) ends a wait for more request body at once

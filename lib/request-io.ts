@@ -7,20 +7,17 @@ import type { ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { RequestContext } from './context.js';
 import { ChunkQueue } from './chunk-queue.js';
+import { joinPieces } from './stage.js';
 
 /**
- * A Readable's chunks as an AsyncIterableIterator<Buffer>, on its 'data' events (Node's own async
- * iterator costs a stream-finished watcher and several promises per read). It reads ahead up to
- * READ_AHEAD bytes, then pauses the source until the consumer catches up (backpressure). Stopping
- * early (`return`, `fail`) detaches it; `onStop` says what happens to the rest: `discard` (the
- * request body: Node reads and drops it, never buffered, so an early error can still be answered)
- * or `destroy` (the source is let go).
+ * The request body as an AsyncIterableIterator<Buffer>, on node:http's 'data' events (Node's own
+ * async iterator costs a stream-finished watcher and several promises per read). It reads ahead up
+ * to READ_AHEAD bytes, then pauses the request until the consumer catches up (backpressure).
+ * Stopping early (`return`, `fail`) detaches it and lets Node read and drop the rest, never
+ * buffered, so an early error can still be answered.
  */
 export class ChunkReader extends ChunkQueue {
-  constructor(
-    private readonly source: Readable,
-    private readonly onStop: 'discard' | 'destroy',
-  ) {
+  constructor(private readonly source: Readable) {
     super();
     source.on('data', this.onData);
     source.once('end', this.onEnd);
@@ -49,12 +46,9 @@ export class ChunkReader extends ChunkQueue {
   }
 
   protected stopProducer(): void {
-    const source = this.source;
-    source.off('data', this.onData);
-    source.off('close', this.onClose);
-    if (this.onStop === 'destroy') {
-      if (!this.sourceEnded) source.destroy();
-    } else source.resume(); // discard whatever is left; never buffer it
+    this.source.off('data', this.onData);
+    this.source.off('close', this.onClose);
+    this.source.resume(); // discard whatever is left; never buffer it
   }
 }
 
@@ -128,7 +122,7 @@ export class ResponseSink {
     const held = this.held;
     if (held !== null) {
       this.held = null;
-      const body = held.length === 1 ? held[0]! : held.every((h) => typeof h === 'string') ? held.join('') : Buffer.concat(held.map((h) => (typeof h === 'string' ? Buffer.from(h) : h)));
+      const body = joinPieces(held);
       this.ctx.response.headers['content-length'] = String(Buffer.byteLength(body));
       this.head();
       this.res.end(body);
