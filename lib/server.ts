@@ -29,7 +29,7 @@ const PLAIN_PATH = /^(?:\/[A-Za-z0-9_-]+)+$/;
 const NO_QUERY: URLSearchParams = new URLSearchParams();
 
 /** The request's path and query: `new URL` only when the target is not a plain path. */
-export function requestTarget(raw: string | undefined): { pathname: string; searchParams: URLSearchParams } {
+function requestTarget(raw: string | undefined): { pathname: string; searchParams: URLSearchParams } {
   if (raw !== undefined && PLAIN_PATH.test(raw)) return { pathname: raw, searchParams: NO_QUERY };
   return new URL(raw ?? '/', 'http://gateway.local');
 }

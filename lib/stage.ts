@@ -134,6 +134,13 @@ export function chain(...stages: Stage<unknown, unknown>[]): Stage<unknown, unkn
 
 type Pending = AsyncGenerator<void, void, undefined>;
 
+/** Pieces of output as one: the piece itself, the joined text, or the concatenated bytes. */
+export function joinPieces<O extends string | Buffer>(pieces: readonly O[]): O {
+  if (pieces.length === 1) return pieces[0]!;
+  if (pieces.every((p) => typeof p === 'string')) return pieces.join('') as O;
+  return Buffer.concat(pieces.map((p): Buffer => (typeof p === 'string' ? Buffer.from(p) : (p as Buffer)))) as O;
+}
+
 /**
  * The state of one fused chain. A class, not closures: its generator methods are shared by every
  * request (one function, one prototype, one hidden class), where generator functions created per
@@ -151,15 +158,9 @@ class FusedChain<O extends string | Buffer> {
   }
 
   private take(): O {
-    const out = this.out;
-    const first = out[0]!;
-    if (out.length === 1) {
-      out.length = 0;
-      return first;
-    }
-    const joined = typeof first === 'string' && out.every((o) => typeof o === 'string') ? out.join('') : Buffer.concat(out.map((o): Buffer => (typeof o === 'string' ? Buffer.from(o) : (o as Buffer))));
-    out.length = 0;
-    return joined as O;
+    const joined = joinPieces(this.out);
+    this.out.length = 0;
+    return joined;
   }
 
   /** items into stage i (i === n: final outputs); undefined when everything ran synchronously */
