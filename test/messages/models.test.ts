@@ -143,6 +143,16 @@ t.test('fast mode only where the catalog lists it (and only with its beta)', asy
   t.same(await upstreamCalls(gw), []);
 });
 
+t.test('the native body keeps the client\'s bytes around the replaced values (spacing, multi-byte text)', async (t) => {
+  await gw.clearSim();
+  const text = 'café — 日本語 😀';
+  const raw = `{ "model" : "opus", "messages": [ {"role":"user","content":${JSON.stringify(text)}} ],\n  "max_tokens" : 128000 }`;
+  const r = await post(gw, null, { body: raw });
+  t.equal(r.status, 200, r.text);
+  const [up] = await upstreamCalls(gw);
+  t.match(up?.body, { model: 'claude-opus-5', max_tokens: 64000, messages: [{ role: 'user', content: text }] }, 'model and cap replaced, the text intact');
+});
+
 t.test('max_tokens above the model maximum is capped, and reported', async (t) => {
   const r = await call(msg('opus', { max_tokens: 128000 }));
   t.equal(r.status, 200, r.text);
