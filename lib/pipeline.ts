@@ -13,6 +13,7 @@ import { GatewayError } from './errors.js';
 import { renderError } from './dialects/errors.js';
 import { fuseStages, type Stage, type StageFactory } from './stage.js';
 import { ChunkReader, ResponseSink } from './request-io.js';
+import { lingerOnClose } from './linger.js';
 
 /** A typed list of stage factories: `then` only accepts a stage whose input is the last output. */
 export class Chain<I, O> {
@@ -31,9 +32,13 @@ export function writeError(ctx: RequestContext, res: ServerResponse, error: Gate
   ctx.outcome = { status: rendered.status, errorCode: error.code };
   if (res.headersSent || res.destroyed) return;
   const headers: Record<string, string | string[]> = { ...ctx.response.headers, ...rendered.headers };
-  // An oversized upload is cut off: the connection closes rather than read the rest. Any other early
-  // error lets Node discard the unread body, so a client still sending sees the answer, not EPIPE.
-  if (bodyUnread && (error.code === 'GW_ERR_BODY_TOO_LARGE' || error.code === 'GW_ERR_FILE_TOO_LARGE')) headers.connection = 'close';
+  // An oversized upload is cut off: the connection closes rather than read the rest, with a lingering
+  // close so the client reads the answer, not a reset. Any other early error lets Node discard the
+  // unread body, so a client still sending sees the answer, not EPIPE.
+  if (bodyUnread && (error.code === 'GW_ERR_BODY_TOO_LARGE' || error.code === 'GW_ERR_FILE_TOO_LARGE')) {
+    headers.connection = 'close';
+    lingerOnClose(res.socket);
+  }
   headers['content-length'] = String(Buffer.byteLength(rendered.body));
   res.writeHead(rendered.status, headers);
   res.end(rendered.body);
