@@ -31,7 +31,7 @@ export function writeError(ctx: RequestContext, res: ServerResponse, error: Gate
   const rendered = renderError(ctx.dialect, error, publicRequestId(ctx));
   ctx.outcome = { status: rendered.status, errorCode: error.code };
   if (res.headersSent || res.destroyed) return;
-  const headers: Record<string, string | string[]> = { ...ctx.response.headers, ...rendered.headers };
+  const headers: Record<string, string | string[]> = Object.assign({}, ctx.response.headers, rendered.headers);
   // An oversized upload is cut off: the connection closes rather than read the rest, with a lingering
   // close so the client reads the answer, not a reset. Any other early error lets Node discard the
   // unread body, so a client still sending sees the answer, not EPIPE.

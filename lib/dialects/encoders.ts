@@ -33,7 +33,7 @@ export interface SseEncoderOptions {
 export type SseEncoderFactory = (opts: SseEncoderOptions) => SseEncoder;
 
 export const sseEncoders: Record<DialectName, SseEncoderFactory | undefined> = {
-  anthropic: (opts) => new AnthropicSseEncoder({ ...opts, gateway: messagesGatewayInfo(opts.ctx) }),
+  anthropic: (opts) => new AnthropicSseEncoder({ gateway: messagesGatewayInfo(opts.ctx), clientModel: opts.clientModel, requestId: opts.requestId }),
   'openai-chat': (opts) => new ChatSseEncoder(opts),
   'openai-responses': (opts) => new ResponsesSseEncoder(opts),
   'openai-transcriptions': undefined,

@@ -184,7 +184,7 @@ export class CounterBatch {
         if (l.environment !== null && l.environment.base === undefined) l.environment.base = read.environment;
       }
     }
-    const org = l.org.base ? { ...current(l.org)!, balance: l.org.base.balance - l.org.delta.cost } : null;
+    const org = l.org.base ? { reserved: l.org.base.reserved + l.org.delta.reserve, spent: l.org.base.spent + l.org.delta.cost, cap: l.org.base.cap, balance: l.org.base.balance - l.org.delta.cost } : null;
     checkHold(hold, { org, key: current(l.key), project: l.project && current(l.project), environment: l.environment && current(l.environment) });
     this.add(hold, l);
   }

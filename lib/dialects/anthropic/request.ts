@@ -22,7 +22,7 @@ export function anthropicNative(routed: RoutedRequest, deployment: Deployment): 
     body.thinking = { ...thinking, budget_tokens: routed.thinkingBudget };
     changed.push('thinking');
   }
-  const headers: Record<string, string> = { ...req.forward.headers };
+  const headers: Record<string, string> = Object.assign({}, req.forward.headers);
   if (req.forward.betas.length > 0) headers['anthropic-beta'] = req.forward.betas.join(',');
   const spliced = req.raw !== undefined && body.messages === req.body.messages ? splicedBody(req.raw, body, changed) : null;
   return { body: spliced ?? JSON.stringify(body), headers, stream: req.stream };

@@ -14,6 +14,7 @@
 //   without tools);
 // - assistant `reasoning` / `reasoning_details` (the gateway's round-trip state) are removed from
 //   the messages that carry them; other messages are not copied.
+import { copyWith } from '../../json/copy-with.js';
 import type { Deployment, JsonObject, JsonValue, RoutedRequest } from '../../chunks.js';
 import type { UpstreamCall } from '../requests.js';
 import { chatReasoning } from './validate.js';
@@ -44,7 +45,7 @@ function upstreamMessages(messages: JsonValue | undefined): JsonValue | undefine
 export function chatNative(routed: RoutedRequest, deployment: Deployment): UpstreamCall {
   const req = routed.request;
   const src = req.body;
-  const body: JsonObject = { ...src, model: deployment.upstreamModel };
+  const body: JsonObject = copyWith(src, 'model', deployment.upstreamModel);
   for (const key of DROPPED) delete body[key];
   for (const key in body) if (body[key] === null) delete body[key]; // null is "not given"
   if (routed.maxTokens !== null) body.max_completion_tokens = routed.maxTokens;
@@ -55,7 +56,7 @@ export function chatNative(routed: RoutedRequest, deployment: Deployment): Upstr
 
   if (req.stream) {
     body.stream = true;
-    body.stream_options = isObject(src.stream_options) ? { ...src.stream_options, include_usage: true } : { include_usage: true };
+    body.stream_options = isObject(src.stream_options) ? copyWith(src.stream_options, 'include_usage', true) : { include_usage: true };
   } else {
     delete body.stream;
   }

@@ -102,7 +102,9 @@ export class ResponseWriter {
   }
 
   private gateway(): JsonObject {
-    return { ...chatGateway(this.ctx), cost: unitsToUsd(this.ctx.usage === null ? 0 : costOfUsage(this.ctx)) };
+    const out = chatGateway(this.ctx); // a fresh object
+    out.cost = unitsToUsd(this.ctx.usage === null ? 0 : costOfUsage(this.ctx));
+    return out;
   }
 
   usage(): JsonObject {

@@ -15,6 +15,7 @@
 // - `openai-responses>chat` and `openai-responses>messages`: the request is first written as a Chat
 //   Completions body (`chatBody`, client-request-chat.ts), which the existing Chat encoders
 //   (`chatNative`, `chatToAnthropic`) then send, so one set of mapping tables serves every path.
+import { copyWith } from '../../json/copy-with.js';
 import type { Deployment, JsonObject, JsonValue, RoutedRequest } from '../../chunks.js';
 import { chatNative } from '../openai-chat/request.js';
 import type { UpstreamCall } from '../requests.js';
@@ -39,7 +40,7 @@ export function responsesNative(routed: RoutedRequest, deployment: Deployment): 
   const req = routed.request;
   const src = req.body;
   const facts = responsesFacts(src);
-  const out: JsonObject = { ...src, model: deployment.upstreamModel };
+  const out: JsonObject = copyWith(src, 'model', deployment.upstreamModel);
   for (const key of NATIVE_DROPPED) delete out[key];
   for (const key in out) if (out[key] === null) delete out[key];
 

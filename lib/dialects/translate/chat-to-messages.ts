@@ -23,6 +23,7 @@
 //   object.
 // - `safety_identifier`, else `user` → `metadata.user_id`. Penalties, seed, logit_bias, logprobs,
 //   n, metadata, prompt_cache_*, service_tier, verbosity, prediction, store → dropped. No headers.
+import { copyWith } from '../../json/copy-with.js';
 import type { Deployment, JsonObject, JsonValue, RoutedRequest } from '../../chunks.js';
 import { invalid } from '../../errors.js';
 import type { UpstreamCall } from '../requests.js';
@@ -101,7 +102,7 @@ function toolChoice(v: JsonValue | undefined, noParallel: boolean): JsonObject |
   if (typeof v === 'string' && Object.hasOwn(TOOL_CHOICE_TO_ANTHROPIC, v)) choice = { type: TOOL_CHOICE_TO_ANTHROPIC[v] ?? 'auto' };
   else if (isObject(v) && v.type === 'function' && isObject(v.function)) choice = { type: 'tool', name: asString(v.function.name) ?? '' };
   if (!noParallel || choice?.type === 'none') return choice;
-  return { ...(choice ?? { type: 'auto' }), disable_parallel_tool_use: true };
+  return copyWith(choice ?? { type: 'auto' }, 'disable_parallel_tool_use', true);
 }
 
 function thinkingFor(
