@@ -2,7 +2,8 @@
 // checks that fail closed with GW_ERR_INTEGRITY (provider work has happened by then).
 import type { JsonObject, JsonValue } from '../chunks.js';
 import { createError, type GatewayError } from '../errors.js';
-import { JsonSyntaxError, parseStrict } from '../json/strict-parse.js';
+import { parseChecked } from '../json/checked-parse.js';
+import { JsonSyntaxError } from '../json/strict-parse.js';
 
 /** GW_ERR_INTEGRITY with a precise detail ("The provider response failed an integrity check: <detail>"). */
 export function integrityError(detail: string, cause?: unknown): GatewayError {
@@ -15,11 +16,14 @@ export function isObject(value: JsonValue | undefined): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** Strictly parse provider JSON that must be an object (duplicate keys, NaN/Infinity → integrity error). */
+/**
+ * Strictly parse provider JSON that must be an object (duplicate keys, NaN/Infinity → integrity
+ * error): JSON.parse plus checks, the strict parser only when a check fails (checked-parse.ts).
+ */
 export function parseObject(text: string, what: string): JsonObject {
   let value: JsonValue;
   try {
-    value = parseStrict(text);
+    value = parseChecked(text);
   } catch (err) {
     if (err instanceof JsonSyntaxError) throw integrityError(`${what}: invalid JSON at ${err.path || '(root)'}: ${err.reason}`, err);
     throw integrityError(`${what}: invalid JSON`, err);

@@ -22,7 +22,7 @@ export interface StrictParseOptions {
   topLevel?: Map<string, [number, number]>;
 }
 
-const DEFAULT_MAX_DEPTH = 512;
+export const DEFAULT_MAX_DEPTH = 512;
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /** Parse strict JSON. Throws JsonSyntaxError. `input` may be a Buffer/Uint8Array (UTF-8 bytes) or a string. */
