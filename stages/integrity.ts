@@ -8,7 +8,8 @@
 import type { CanonicalBlock, CanonicalEvent, CanonicalEventType, JsonValue, Usage } from '../lib/chunks.js';
 import type { RequestContext } from '../lib/context.js';
 import { createError, type GatewayError } from '../lib/errors.js';
-import { JsonSyntaxError, parseStrict } from '../lib/json/strict-parse.js';
+import { parseChecked } from '../lib/json/checked-parse.js';
+import { JsonSyntaxError } from '../lib/json/strict-parse.js';
 import type { Stage } from '../lib/stage.js';
 
 export interface IntegrityOptions {
@@ -104,7 +105,7 @@ function checkToolInput(json: string, index: number): void {
   if (json === '') return; // no argument at all: the input is {}
   let value: JsonValue;
   try {
-    value = parseStrict(json);
+    value = parseChecked(json);
   } catch (err) {
     const reason = err instanceof JsonSyntaxError ? `${err.reason} at ${err.path || '(root)'}` : 'unreadable';
     throw fail(`tool input of block ${index} is not valid JSON: ${reason}`, err);
