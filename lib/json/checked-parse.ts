@@ -12,7 +12,7 @@
 //   counts prove there is no duplicate, and a count that is too high only costs a strict parse.
 // Anything that fails a check, or that JSON.parse refuses, is parsed again by parseStrict, which
 // returns the same value or throws the exact JsonSyntaxError with path and byte offset.
-import type { JsonObject, JsonValue } from '../chunks.js';
+import type { JsonValue } from '../chunks.js';
 import { DEFAULT_MAX_DEPTH, parseStrict } from './strict-parse.js';
 
 /** Parse `text` exactly as `parseStrict(text)` would (same value, same errors), faster when it is valid. */
@@ -22,9 +22,6 @@ export function parseChecked(text: string, maxDepth: number = DEFAULT_MAX_DEPTH)
     value = JSON.parse(text) as JsonValue;
   } catch {
     return parseStrict(text, { maxDepth });
-  }
-  if (typeof value !== 'object' || value === null) {
-    return typeof value === 'number' && !Number.isFinite(value) ? parseStrict(text, { maxDepth }) : value;
   }
   const members = countMembers(value, 0, maxDepth);
   if (members >= 0 && members === keyTokens(text)) return value;
@@ -47,32 +44,26 @@ function keyTokens(text: string): number {
 }
 
 /**
- * Members of every object in `v` (a container at nesting `level`), or -1 when a container lies at
- * `maxDepth` or deeper or a number is not finite.
+ * Members of every object in `v` (at nesting `level`), or -1 when a container lies at `maxDepth` or
+ * deeper or a number is not finite.
  */
-function countMembers(v: JsonValue[] | JsonObject, level: number, maxDepth: number): number {
+function countMembers(v: JsonValue, level: number, maxDepth: number): number {
+  if (typeof v === 'number') return Number.isFinite(v) ? 0 : -1;
+  if (typeof v !== 'object' || v === null) return 0;
   if (level >= maxDepth) return -1;
   let n = 0;
   if (Array.isArray(v)) {
     for (let i = 0; i < v.length; i++) {
-      const x = v[i];
-      if (typeof x === 'object' && x !== null) {
-        const k = countMembers(x, level + 1, maxDepth);
-        if (k < 0) return -1;
-        n += k;
-      } else if (typeof x === 'number' && !Number.isFinite(x)) return -1;
+      const k = countMembers(v[i]!, level + 1, maxDepth);
+      if (k < 0) return -1;
+      n += k;
     }
     return n;
   }
-  const obj = v as JsonObject;
-  for (const key in obj) {
-    n++;
-    const x = obj[key];
-    if (typeof x === 'object' && x !== null) {
-      const k = countMembers(x, level + 1, maxDepth);
-      if (k < 0) return -1;
-      n += k;
-    } else if (typeof x === 'number' && !Number.isFinite(x)) return -1;
+  for (const key in v) {
+    const k = countMembers(v[key]!, level + 1, maxDepth);
+    if (k < 0) return -1;
+    n += k + 1;
   }
   return n;
 }
