@@ -181,9 +181,20 @@ export class Store {
     if (this.checkpointer !== null) {
       this.checkpointer.postMessage('stop');
       this.checkpointer = null;
-      // what the worker had not copied yet goes into the database file now (shutdown may block)
-      this.db.pragma('wal_checkpoint(TRUNCATE)');
+      // what the worker had not copied yet goes into the database file now (shutdown may block). If
+      // the worker is in the middle of its own checkpoint, TRUNCATE answers busy at once instead of
+      // waiting: try again until the worker is done (its checkpoints take milliseconds; bounded).
+      for (let i = 0; i < 300 && checkpointBusy(this.db.pragma('wal_checkpoint(TRUNCATE)')); i++) sleepSync(10);
     }
     this.db.close();
   }
+}
+
+/** `PRAGMA wal_checkpoint` answers one row; `busy` is 1 when another connection held it off. */
+function checkpointBusy(rows: unknown): boolean {
+  return (rows as { busy?: number }[])[0]?.busy === 1;
+}
+
+function sleepSync(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }

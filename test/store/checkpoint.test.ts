@@ -1,9 +1,12 @@
 // WAL checkpoints run in a worker thread for the serving gateway: the database file takes the
 // committed pages without any commit on the event loop doing the copy, and close leaves no WAL.
+import { once } from 'node:events';
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import t from 'tap';
+import { Worker } from 'node:worker_threads';
+import t, { type Test } from 'tap';
 import { finalizeConfig } from '../../lib/config.js';
 import { Store } from '../../lib/store/store.js';
 
@@ -17,7 +20,18 @@ const config = finalizeConfig(
   {},
 );
 
+const require = createRequire(import.meta.url);
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** A seeded store in a file of its own, removed after the test. */
+function seededFileStore(t: Test): { file: string; store: Store } {
+  const dir = mkdtempSync(join(tmpdir(), 'gw-ckpt-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const file = join(dir, 'g.db');
+  const store = new Store(`sqlite:${file}`);
+  store.seed(config);
+  return { file, store };
+}
 
 async function writeMany(store: Store, n: number): Promise<void> {
   const key = store.findKey('sk-checkpoint-test')!;
@@ -33,11 +47,7 @@ async function writeMany(store: Store, n: number): Promise<void> {
 }
 
 t.test('the worker copies the WAL into the database file; close leaves nothing in the WAL', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'gw-ckpt-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const file = join(dir, 'g.db');
-  const store = new Store(`sqlite:${file}`);
-  store.seed(config);
+  const { file, store } = seededFileStore(t);
   const errors: Error[] = [];
   store.startCheckpointer(50, (err) => errors.push(err));
   t.equal(store.db.pragma('wal_autocheckpoint', { simple: true }), 0, 'commits on the event loop never checkpoint');
@@ -67,4 +77,30 @@ t.test('in memory there is nothing to checkpoint', async (t) => {
   await writeMany(store, 10);
   store.close();
   t.pass('no worker, no error');
+});
+
+t.test('close while another connection is in the middle of a checkpoint still leaves no WAL', async (t) => {
+  // SQLite answers TRUNCATE with "busy" (without waiting) while another connection checkpoints, as
+  // the checkpoint worker may at shutdown, and the process may exit before that connection closes.
+  // A helper thread checkpoints in a loop for 300 ms and keeps its connection open until told:
+  // close must wait the loop out rather than take "busy" for done.
+  const { file, store } = seededFileStore(t);
+  store.startCheckpointer(3_600_000); // its own timer never fires here
+  await writeMany(store, 300);
+  const busy = new Worker(
+    `const { parentPort, workerData } = require('node:worker_threads');
+     const db = new (require(workerData.lib))(workerData.file);
+     const end = Date.now() + 300;
+     parentPort.postMessage('started');
+     while (Date.now() < end) db.pragma('wal_checkpoint(PASSIVE)');
+     parentPort.once('message', () => db.close());`,
+    { eval: true, workerData: { file, lib: require.resolve('better-sqlite3') } },
+  );
+  await once(busy, 'message');
+  await writeMany(store, 50); // frames for the helper to copy while close runs
+  store.close();
+  const wal = `${file}-wal`;
+  t.equal(existsSync(wal) ? statSync(wal).size : 0, 0, 'the WAL is empty after close, with the other connection still open');
+  busy.postMessage('close');
+  await once(busy, 'exit');
 });
