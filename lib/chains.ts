@@ -54,5 +54,6 @@ export function buildCountTokensChain(config: Config): Chain<Buffer, string> {
   return Chain.of(parseBody({ limit: config.maxBodyBytes }))
     .then(validate(messagesValidator(true)))
     .then(route())
-    .then(countTokensUnavailable());
+    .then(countTokensUnavailable())
+    .then(settle<string>());
 }

@@ -7,6 +7,7 @@ import type { DialectName, RoutedRequest, Usage } from './chunks.js';
 import type { KeyRecord, Reservation } from './store/types.js';
 import type { Services } from './services.js';
 import type { MessagesHeaderInfo } from './dialects/anthropic/headers.js';
+import type { UpstreamTiming } from './request-log.js';
 
 /** The request id a client sees: the `request-id` header (the upstream's id when it differs), else ours. */
 export function publicRequestId(ctx: RequestContext): string {
@@ -44,6 +45,8 @@ export interface RequestContext {
   readonly log: Logger;
   /** the logger writes info lines: build an info line's fields only when true */
   readonly logsInfo: boolean;
+  /** the logger writes debug lines: the pipeline then times each stage */
+  readonly logsDebug?: boolean;
   readonly signal: AbortSignal;
   /** abort the request (client went away, shutdown): cancels the upstream call */
   abort(reason?: unknown): void;
@@ -63,7 +66,7 @@ export interface RequestContext {
   reservation: Reservation | null;
   routed: RoutedRequest | null;
   /** provider that served (set by dispatch once a deployment answered) */
-  provider: { id: string; protocol: 'anthropic' | 'openai'; api: 'messages' | 'chat' | 'responses' | 'transcriptions'; upstreamModel: string; requestId?: string; /** the upstream answered with SSE (else one JSON body) */ stream: boolean } | null;
+  provider: { id: string; protocol: 'anthropic' | 'openai'; api: 'messages' | 'chat' | 'responses' | 'transcriptions'; upstreamModel: string; requestId?: string; /** the upstream answered with SSE (else one JSON body) */ stream: boolean; /** when the call was sent, answered and ended */ timing?: UpstreamTiming } | null;
   /** validated usage so far (set by the integrity stage): what settle charges */
   usage: Usage | null;
   /** true once a provider accepted the request: inference may have begun */

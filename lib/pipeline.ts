@@ -14,6 +14,7 @@ import { renderError } from './dialects/errors.js';
 import { fuseStages, type Stage, type StageFactory } from './stage.js';
 import { ChunkReader, ResponseSink } from './request-io.js';
 import { lingerOnClose } from './linger.js';
+import { StageTimings } from './stage-timings.js';
 
 /** A typed list of stage factories: `then` only accepts a stage whose input is the last output. */
 export class Chain<I, O> {
@@ -65,7 +66,9 @@ async function drive<O extends string | Buffer>(chain: AsyncGenerator<O>, sink: 
 }
 
 export async function runPipeline<O extends string | Buffer>(ctx: RequestContext, req: IncomingMessage, res: ServerResponse, chain: Chain<Buffer, O>): Promise<void> {
-  const stages: Stage<unknown, unknown>[] = chain.factories.map((f) => f(ctx));
+  const timings = ctx.logsDebug === true ? new StageTimings() : null;
+  const built: Stage<unknown, unknown>[] = chain.factories.map((f) => f(ctx));
+  const stages = timings === null ? built : built.map((s) => timings.wrap(s));
   let error: GatewayError | undefined;
   let bodyEnded = false;
   req.once('end', () => {
@@ -108,4 +111,5 @@ export async function runPipeline<O extends string | Buffer>(ctx: RequestContext
       ctx.log.error({ stage: stage.name, err: (err as Error)?.stack ?? String(err) }, 'stage close failed');
     }
   }
+  if (timings !== null) ctx.log.debug({ stageMs: timings.report() }, 'stage timings');
 }

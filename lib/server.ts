@@ -9,6 +9,7 @@ import { GatewayError } from './errors.js';
 import { matchEndpoint, type Endpoint } from './endpoints.js';
 import { runPipeline, writeError } from './pipeline.js';
 import type { Services } from './services.js';
+import { requestSummary } from './request-log.js';
 
 export interface Gateway {
   server: Server;
@@ -45,6 +46,7 @@ function buildContext(req: IncomingMessage, endpoint: Endpoint, target: { pathna
       return (log ??= root.child({ reqId, endpoint: endpoint.name }));
     },
     logsInfo: root.isLevelEnabled('info'),
+    logsDebug: root.isLevelEnabled('debug'),
     signal: controller.signal,
     abort: (reason?: unknown) => controller.abort(reason),
     config,
@@ -93,6 +95,7 @@ export function createGateway(config: Config, services: Services, log: Logger): 
       ended();
     });
     let ranChain = false;
+    let failed: GatewayError | undefined;
     try {
       if (closing) throw new GatewayError('GW_ERR_UNAVAILABLE', 'The gateway is shutting down; retry shortly.');
       for (const hook of endpoint.before) hook(ctx);
@@ -102,12 +105,13 @@ export function createGateway(config: Config, services: Services, log: Logger): 
       } else await endpoint.handle!(ctx, req, res);
     } catch (err) {
       const error = GatewayError.from(err);
+      failed = error;
       if (error.code === 'GW_ERR_INTERNAL') ctx.log.error({ err: (err as Error)?.stack ?? String(err) }, 'unexpected error');
       writeError(ctx, res, error, !req.complete);
       req.resume();
     } finally {
       // a chain writes its summary line in its settle stage; everything else is summarised here
-      if (!ranChain && ctx.logsInfo) ctx.log.info({ keyId: ctx.key?.id, status: ctx.outcome?.status ?? res.statusCode, ms: Date.now() - ctx.startedAt }, 'request');
+      if (!ranChain && ctx.logsInfo) ctx.log.info(requestSummary(ctx, ctx.outcome?.status ?? res.statusCode, failed, 0), 'request');
       ended();
     }
   }

@@ -71,6 +71,7 @@ async function* call(routed: RoutedRequest, ctx: RequestContext): AsyncGenerator
       ...handle.auth,
     };
     let res;
+    const sentAt = Date.now();
     try {
       res = await pool.open(handle, handle.transport.path(deployment.api), { headers, body: upstreamCall.body, signal: ctx.signal });
     } catch (err) {
@@ -98,7 +99,9 @@ async function* call(routed: RoutedRequest, ctx: RequestContext): AsyncGenerator
       upstreamModel: deployment.upstreamModel,
       stream: /text\/event-stream/i.test(header(res.headers, 'content-type') ?? '') || (upstreamCall.stream && !/json/i.test(header(res.headers, 'content-type') ?? '')),
       ...(requestId !== undefined ? { requestId } : {}),
+      timing: { sentAt, headersAt: Date.now() },
     };
+    const timing = ctx.provider.timing!;
     ctx.providerWork = true;
     routed.request.raw = undefined; // no other deployment will be tried: let the bytes go
     showUpstreamId(ctx, deployment.protocol, requestId);
@@ -108,7 +111,9 @@ async function* call(routed: RoutedRequest, ctx: RequestContext): AsyncGenerator
         yielded = true;
         yield chunk as Buffer;
       }
+      timing.endedAt = Date.now();
     } catch (err) {
+      timing.endedAt = Date.now();
       if (ctx.signal.aborted) throw GatewayError.from(ctx.signal.reason ?? err);
       const code = errorCode(err);
       if (code === 'UND_ERR_BODY_TIMEOUT') throw new GatewayError('GW_ERR_STREAM_IDLE', `The provider ${deployment.providerId} went silent for longer than the idle timeout.`);

@@ -16,6 +16,7 @@ import type { Usage } from '../lib/chunks.js';
 import type { RequestContext } from '../lib/context.js';
 import type { GatewayError } from '../lib/errors.js';
 import { priceOf, tokenEstimate, totalCostUnits, unitsToUsd } from '../lib/pricing.js';
+import { requestSummary } from '../lib/request-log.js';
 import type { Stage, StageFactory } from '../lib/stage.js';
 import type { UsageRecord } from '../lib/store/types.js';
 
@@ -116,20 +117,7 @@ export function settle<T>(opts: SettleOptions = {}): StageFactory<T, T> {
         }
       }
       if (!ctx.logsInfo) return;
-      const u = ctx.usage;
-      ctx.log.info(
-        {
-          keyId: ctx.key?.id,
-          model: ctx.routed?.modelId,
-          provider: ctx.provider?.id,
-          status: ctx.outcome?.status ?? (error ? error.status : 200),
-          ...(error ? { errorCode: error.code } : {}),
-          usage: { input: u?.input ?? 0, output: u?.output ?? 0, cacheRead: u?.cacheRead ?? 0, cacheWrite: u?.cacheWrite ?? 0 },
-          costUsd: unitsToUsd(cost),
-          ms: Date.now() - ctx.startedAt,
-        },
-        'request',
-      );
+      ctx.log.info(requestSummary(ctx, ctx.outcome?.status ?? (error ? error.status : 200), error, cost), 'request');
     },
   });
 }

@@ -91,6 +91,7 @@ async function* call(job: TranscriptionJob, ctx: RequestContext): AsyncGenerator
     const headers = { 'content-type': multipart.contentType, 'content-length': String(multipart.length), accept: 'application/json', ...handle.auth };
     const body: Readable = multipart.open();
     let res;
+    const sentAt = Date.now();
     try {
       res = await pool.send(handle, handle.transport.path('transcriptions'), { headers, body, signal: ctx.signal });
     } catch (err) {
@@ -101,6 +102,7 @@ async function* call(job: TranscriptionJob, ctx: RequestContext): AsyncGenerator
       continue;
     }
     const requestId = header(res.headers, handle.transport.requestIdHeader);
+    const headersAt = Date.now();
     let text: string;
     try {
       const ok = res.statusCode >= 200 && res.statusCode < 300;
@@ -130,6 +132,7 @@ async function* call(job: TranscriptionJob, ctx: RequestContext): AsyncGenerator
       upstreamModel: deployment.upstreamModel,
       stream: false,
       ...(requestId !== undefined ? { requestId } : {}),
+      timing: { sentAt, headersAt, endedAt: Date.now() },
     };
     ctx.providerWork = true;
     yield settleResult(job, parseUpstreamTranscript(text, header(res.headers, 'content-type')), ctx);

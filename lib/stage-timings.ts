@@ -1,0 +1,37 @@
+// At `debug`, the pipeline wraps each stage to add up the time spent inside its `step` and `flush`
+// calls (the synchronous work; an asynchronous stage such as dispatch is timed until it hands back
+// its iterator, its waiting shows as the request's upstream time). Off at `info`: no wrapper.
+import { performance } from 'node:perf_hooks';
+import type { Stage } from './stage.js';
+
+export class StageTimings {
+  private readonly totals = new Map<string, number>();
+
+  wrap<I, O>(stage: Stage<I, O>): Stage<I, O> {
+    const totals = this.totals;
+    totals.set(stage.name, totals.get(stage.name) ?? 0);
+    const timed = <R>(run: () => R): R => {
+      const t0 = performance.now();
+      try {
+        return run();
+      } finally {
+        totals.set(stage.name, totals.get(stage.name)! + performance.now() - t0);
+      }
+    };
+    const wrapped: Stage<I, O> = {
+      name: stage.name,
+      step: (chunk, ctx) => timed(() => stage.step(chunk, ctx)),
+    };
+    if (stage.flush) wrapped.flush = (ctx) => timed(() => stage.flush!(ctx));
+    if (stage.fail) wrapped.fail = (error, ctx) => stage.fail!(error, ctx);
+    if (stage.close) wrapped.close = (ctx, error) => stage.close!(ctx, error);
+    return wrapped;
+  }
+
+  /** milliseconds per stage, rounded to microseconds */
+  report(): Record<string, number> {
+    const out: Record<string, number> = {};
+    for (const [name, ms] of this.totals) out[name] = Math.round(ms * 1000) / 1000;
+    return out;
+  }
+}
