@@ -77,6 +77,15 @@ t.test('built-in default: demo start, real-provider start, demo start again', as
   t.equal(seen.length, 1, 'the request went to GATEWAY_ANTHROPIC_BASE_URL');
   t.equal(seen[0]?.path, '/v1/messages');
   t.equal(seen[0]?.headers['x-api-key'], 'sk-ant-upstream', 'with the upstream key from the environment');
+  const chat = await fetch(`${real.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${local}` },
+    body: JSON.stringify({ model: 'gpt-5', messages: [{ role: 'user', content: 'hi' }] }),
+  });
+  await chat.arrayBuffer();
+  t.equal(chat.status, 200, 'OpenAI models go to GATEWAY_OPENAI_BASE_URL');
+  const openai = ((await (await fetch(`${sim.url}/_sim/requests`)).json()) as { path: string; headers: Record<string, string> }[])[1];
+  t.match(openai, { path: '/v1/chat/completions', headers: { authorization: 'Bearer sk-oai-upstream' } });
   await real.stop();
 
   const again = await runGateway(dir);
@@ -86,7 +95,7 @@ t.test('built-in default: demo start, real-provider start, demo start again', as
 
   writeConfig([]);
   t.equal(usage('demo').length, 1, 'the demo key keeps its simulated request only');
-  t.match(usage('local'), [{ keyId: 'local', provider: 'anthropic', status: 200 }], 'real spend is under another id');
+  t.match(usage('local'), [{ keyId: 'local', provider: 'openai' }, { keyId: 'local', provider: 'anthropic', status: 200 }], 'real spend is under another id');
 });
 
 t.test('config file: rotating a secret under the same id', async (t) => {
