@@ -37,7 +37,7 @@ interface KeyRow {
 }
 
 /** A key listed without an id is known by one derived from its secret's hash (stable across starts). */
-export function keyIdOf(k: KeyConfig): string {
+function keyIdOf(k: KeyConfig): string {
   return k.id ?? `key_${hashKey(k.key).slice(0, 12)}`;
 }
 

@@ -2,7 +2,7 @@
 // keep serving a rotated or removed secret. Usage rows are never touched by a seed.
 import t from 'tap';
 import type { Config } from '../../lib/config.js';
-import { Store } from '../../lib/store/store.js';
+import { hashKey, Store } from '../../lib/store/store.js';
 import { testConfig } from '../helpers/context.js';
 
 const withKeys = (keys: Record<string, unknown>[]): Config => testConfig({ keys });
@@ -34,4 +34,17 @@ t.test('two entries under one id are refused, and the store is left as it was', 
     message: /keys\[1\]\.id: key id "a" is listed twice/,
   });
   t.equal(store.findKey('sk-a-one')?.id, 'a');
+});
+
+t.test('a key made outside the config is neither taken over nor disabled by a seed', async (t) => {
+  const store = new Store('sqlite::memory:');
+  t.teardown(() => store.close());
+  store.seed(withKeys([]));
+  store.db
+    .prepare(`INSERT INTO keys (id, hash, org, source) VALUES ('key_admin', ?, 'acme', 'admin')`)
+    .run(hashKey('sk-made-by-admin'));
+  t.throws(() => store.seed(withKeys([{ id: 'key_admin', key: 'sk-other-0001', org: 'acme' }])), { code: 'GW_ERR_CONFIG_INVALID', message: /keys\[0\]: id "key_admin" belongs to a key made outside the config/ });
+  t.throws(() => store.seed(withKeys([{ id: 'mine', key: 'sk-made-by-admin', org: 'acme' }])), { code: 'GW_ERR_CONFIG_INVALID', message: /this secret belongs to key "key_admin"/ });
+  store.seed(withKeys([{ id: 'mine', key: 'sk-mine-0001', org: 'acme' }]));
+  t.equal(store.findKey('sk-made-by-admin')?.id, 'key_admin', 'still served');
 });
