@@ -4,23 +4,39 @@
 import { GatewayError } from '../lib/errors.js';
 import { parseCommandLine, resolveConfig, startGateway } from '../lib/main.js';
 
-async function main(): Promise<number | null> {
-  const { command, options } = parseCommandLine(process.argv.slice(2));
+const USAGE = `usage:
+  gateway [--config FILE] [--host HOST] [--port N]   serve (default config: ./gateway.config.json if present, else the built-in demo)
+  gateway credits show|usage|add ... [--config FILE] inspect and add credits (gateway credits --help)
+  gateway --help                                     this text`;
+
+async function main(argv: string[]): Promise<number | null> {
+  if (argv[0] === 'help' || ((argv[0] === undefined || argv[0].startsWith('-')) && argv.some((a) => a === '--help' || a === '-h'))) {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  let parsed: ReturnType<typeof parseCommandLine>;
+  try {
+    parsed = parseCommandLine(argv);
+  } catch (err) {
+    // node:util parseArgs: an unknown option or a missing value
+    process.stderr.write(`gateway: ${(err as Error).message}\n${USAGE}\n`);
+    return 2;
+  }
+  const { command, options } = parsed;
   if (command === null) {
     await startGateway(options);
     return null;
   }
   if (command === 'credits') {
-    const { runCreditsCommand } = await import('../lib/cli/credits.js');
-    const { config } = resolveConfig(options);
-    const args = process.argv.slice(3).filter((a, i, all) => !(a === '--config' || all[i - 1] === '--config' || a.startsWith('--config=')));
-    return runCreditsCommand(args, config);
+    const { runCreditsCli } = await import('../lib/cli/credits.js');
+    const args = argv.slice(1).filter((a, i, all) => !(a === '--config' || all[i - 1] === '--config' || a.startsWith('--config=')));
+    return runCreditsCli(args, () => resolveConfig(options));
   }
-  process.stderr.write(`unknown command "${command}". Usage: gateway [--config FILE] [--host H] [--port N] | gateway credits show|usage|add\n`);
+  process.stderr.write(`gateway: unknown command "${command}"\n${USAGE}\n`);
   return 2;
 }
 
-main().then(
+main(process.argv.slice(2)).then(
   (code) => {
     if (code !== null) process.exitCode = code;
   },

@@ -1,9 +1,11 @@
 // Configuration: one JSON file (or the built-in default), `${ENV}` substitution, validation against
 // lib/config.schema.json with ajv (errors name the path), cross-reference checks, then deep-freeze.
 import { readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Ajv, type ErrorObject } from 'ajv';
 import { GatewayError } from './errors.js';
+import { resolveStoreUrl } from './store/store-url.js';
 
 export type Modality = 'text' | 'image' | 'audio';
 export type Scope = 'messages' | 'chat.completions' | 'responses' | 'audio.transcriptions';
@@ -208,8 +210,11 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
-/** Validate a parsed config object (after env substitution) and freeze it. */
-export function finalizeConfig(raw: unknown, env: NodeJS.ProcessEnv = process.env): Config {
+/**
+ * Validate a parsed config object (after env substitution) and freeze it. `configDir`, for a config
+ * read from a file, is where a relative `sqlite:` store path is resolved (see store/store-url.ts).
+ */
+export function finalizeConfig(raw: unknown, env: NodeJS.ProcessEnv = process.env, configDir?: string): Config {
   const substituted = substituteEnv(structuredClone(raw), env);
   if (!validateSchema(substituted)) {
     const errors = validateSchema.errors ?? [];
@@ -217,6 +222,7 @@ export function finalizeConfig(raw: unknown, env: NodeJS.ProcessEnv = process.en
     throw configError([...new Set(lines)].join('; '));
   }
   crossCheck(substituted);
+  if (configDir !== undefined) substituted.store = resolveStoreUrl(substituted.store, configDir);
   return deepFreeze(substituted);
 }
 
@@ -233,5 +239,5 @@ export function loadConfigFile(file: string, env: NodeJS.ProcessEnv = process.en
   } catch (err) {
     throw configError(`${file} is not valid JSON: ${(err as Error).message}`);
   }
-  return finalizeConfig(raw, env);
+  return finalizeConfig(raw, env, dirname(resolve(file)));
 }

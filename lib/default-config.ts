@@ -1,14 +1,27 @@
 // The built-in default configuration: no network, no real keys. A simulated provider (started in
 // process) serves a demo catalog over both upstream protocols; a demo key with demo credits is
 // printed at start. `ANTHROPIC_API_KEY` / `OPENAI_API_KEY` in the environment switch the matching
-// models to the real provider (and the demo key becomes a random one).
+// models to the real provider (and the demo key becomes a random one, under its own id: see below).
+// `GATEWAY_ANTHROPIC_BASE_URL` / `GATEWAY_OPENAI_BASE_URL` point those real providers elsewhere (a
+// proxy, or bin/sim-provider in tests); not ANTHROPIC_BASE_URL, which Claude Code reads to find the
+// gateway itself.
 import { randomBytes } from 'node:crypto';
 
 export const DEMO_KEY = 'sk-gw-demo-0000';
 
+/** The key's id when every provider is simulated. */
+export const DEMO_KEY_ID = 'demo';
+/**
+ * The key's id once a real provider is in use: another id, so real spend never lands in the demo
+ * key's history (and the store's reconciliation disables the other one at start).
+ */
+export const LOCAL_KEY_ID = 'local';
+
 interface Env {
   ANTHROPIC_API_KEY?: string;
   OPENAI_API_KEY?: string;
+  GATEWAY_ANTHROPIC_BASE_URL?: string;
+  GATEWAY_OPENAI_BASE_URL?: string;
 }
 
 function claude(id: string, aliases: string[], price: [number, number, number, number], maxOut: number, extra: Record<string, unknown> = {}): Record<string, unknown> {
@@ -35,10 +48,10 @@ export function defaultConfig(env: Env = process.env as Env): { config: Record<s
   const realOpenAi = Boolean(env.OPENAI_API_KEY);
   const providers: Record<string, unknown>[] = [
     realAnthropic
-      ? { id: 'anthropic', protocol: 'anthropic', baseUrl: 'https://api.anthropic.com', apiKey: '${ANTHROPIC_API_KEY}' }
+      ? { id: 'anthropic', protocol: 'anthropic', baseUrl: env.GATEWAY_ANTHROPIC_BASE_URL || 'https://api.anthropic.com', apiKey: '${ANTHROPIC_API_KEY}' }
       : { id: 'anthropic', protocol: 'anthropic', simulated: true },
     realOpenAi
-      ? { id: 'openai', protocol: 'openai', baseUrl: 'https://api.openai.com/v1', apiKey: '${OPENAI_API_KEY}' }
+      ? { id: 'openai', protocol: 'openai', baseUrl: env.GATEWAY_OPENAI_BASE_URL || 'https://api.openai.com/v1', apiKey: '${OPENAI_API_KEY}' }
       : { id: 'openai', protocol: 'openai', simulated: true },
   ];
   const simulatedOnly = !realAnthropic && !realOpenAi;
@@ -96,7 +109,7 @@ export function defaultConfig(env: Env = process.env as Env): { config: Record<s
     router: { candidates: ['anthropic/claude-sonnet-5.5', 'anthropic/claude-opus-5.5', 'openai/gpt-5'] },
     anthropicVersions: ['2026-10-21'],
     orgs: [{ id: 'demo', credits: 100, projects: [{ id: 'default', environments: [{ id: 'development' }] }] }],
-    keys: [{ id: 'demo', key: demoKey, org: 'demo', project: 'default', environment: 'development' }],
+    keys: [{ id: simulatedOnly ? DEMO_KEY_ID : LOCAL_KEY_ID, key: demoKey, org: 'demo', project: 'default', environment: 'development' }],
   };
   return { config, demoKey, simulatedOnly };
 }

@@ -1,5 +1,6 @@
 // Start-up: command line → configuration → services → server. Used by bin/gateway.
 import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { finalizeConfig, loadConfigFile, type Config } from './config.js';
 import { defaultConfig } from './default-config.js';
@@ -37,12 +38,12 @@ export function resolveConfig(opts: StartOptions, env: NodeJS.ProcessEnv = proce
   if (file) {
     const loaded = loadConfigFile(file, env);
     config = structuredClone(loaded);
-    source = file;
+    source = resolve(file);
   } else {
     const built = defaultConfig(env);
     config = structuredClone(finalizeConfig(built.config, env));
     demoKey = built.demoKey;
-    source = 'built-in default (simulated provider)';
+    source = built.simulatedOnly ? 'built-in default (simulated provider)' : 'built-in default (real providers from the environment)';
   }
   if (opts.host !== undefined) config.listen.host = opts.host;
   if (opts.port !== undefined) {

@@ -1,14 +1,18 @@
 // `gateway credits ...`: inspect balances and usage, add credits. Output is JSON lines (amounts in USD
-// as numbers, and the exact integer units beside them). Opens the configured store, seeds it from
-// the config (as a start would) and never releases reservations: a running gateway may own them.
+// as numbers, and the exact integer units beside them). Opens the configured store (from the command
+// line, an existing one only), adds the config's organizations (not its keys) and never releases
+// reservations: a running gateway may own them.
 //
 //   credits show  [--org ORG]
 //   credits usage [--org ORG] [--key KEYID] [--limit N]
 //   credits add   --org ORG --usd AMOUNT [--reason TEXT]
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 import type { Config } from '../config.js';
 import { parseUsd, unitsToUsd } from '../pricing.js';
 import type { StoredUsage } from '../store/ledger.js';
 import { Store } from '../store/store.js';
+import { storeFile } from '../store/store-url.js';
 
 export const CREDITS_USAGE = `usage:
   gateway credits show  [--org ORG]
@@ -113,32 +117,32 @@ function run(store: Store, command: string, flags: Map<string, string>, print: (
   }
 }
 
-/**
- * Run `credits <command> [flags]` (argv starts after `credits`). Returns the exit code: 0 done,
- * 2 bad usage. Lines go to `out` (stdout by default), problems to `err` (stderr).
- */
-export async function runCreditsCommand(
-  argv: string[],
-  config: Config,
-  out: (line: string) => void = (line) => process.stdout.write(`${line}\n`),
-  err: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
-): Promise<number> {
+type Parsed = { command: string; flags: Map<string, string> } | { exit: number };
+
+/** The command and its flags, or the exit code once help or a usage problem has been printed. */
+function parseCommand(argv: readonly string[], err: (line: string) => void): Parsed {
   const [command, ...rest] = argv;
-  if (command === undefined || command === '--help' || command === 'help' || FLAGS[command] === undefined) {
-    if (command !== undefined && command !== '--help' && command !== 'help') err(`unknown command "${command}"`);
+  if (command === '--help' || command === '-h' || command === 'help') {
     err(CREDITS_USAGE);
-    return command === '--help' || command === 'help' ? 0 : 2;
+    return { exit: 0 };
   }
-  let flags: Map<string, string>;
+  if (command === undefined || FLAGS[command] === undefined) {
+    if (command !== undefined) err(`unknown command "${command}"`);
+    err(CREDITS_USAGE);
+    return { exit: 2 };
+  }
   try {
-    flags = parseFlags(rest, FLAGS[command]!);
+    return { command, flags: parseFlags(rest, FLAGS[command]!) };
   } catch (e) {
     err(`${(e as Error).message}\n${CREDITS_USAGE}`);
-    return 2;
+    return { exit: 2 };
   }
-  const store = new Store(config.store);
+}
+
+function runOn(store: Store, config: Config, command: string, flags: Map<string, string>, out: (line: string) => void, err: (line: string) => void): number {
   try {
-    store.seed(config);
+    // organizations the config added since the gateway last started; keys stay the gateway's business
+    store.seedOrgs(config);
     return run(store, command, flags, (value) => out(JSON.stringify(value)));
   } catch (e) {
     if (!(e instanceof UsageError)) throw e;
@@ -147,4 +151,42 @@ export async function runCreditsCommand(
   } finally {
     store.close();
   }
+}
+
+const stdout = (line: string): void => void process.stdout.write(`${line}\n`);
+const stderr = (line: string): void => void process.stderr.write(`${line}\n`);
+
+/**
+ * Run `credits <command> [flags]` (argv starts after `credits`) on the config's store, creating it
+ * if needed (library use and tests; the command line goes through runCreditsCli). Returns the exit
+ * code: 0 done, 2 bad usage. Lines go to `out` (stdout by default), problems to `err` (stderr).
+ */
+export async function runCreditsCommand(argv: string[], config: Config, out = stdout, err = stderr): Promise<number> {
+  const parsed = parseCommand(argv, err);
+  if ('exit' in parsed) return parsed.exit;
+  return runOn(new Store(config.store), config, parsed.command, parsed.flags, out, err);
+}
+
+/**
+ * `gateway credits ...` from the command line. `load` resolves the configuration (only once the
+ * arguments are known to be good) and says where it came from. One line on stderr names the config
+ * and the store opened; a store that does not exist is refused (exit 2) and nothing is created: run
+ * from the wrong directory, the CLI would otherwise show an empty ledger instead of the gateway's.
+ */
+export async function runCreditsCli(argv: string[], load: () => { config: Config; source: string }, out = stdout, err = stderr): Promise<number> {
+  const parsed = parseCommand(argv, err);
+  if ('exit' in parsed) return parsed.exit;
+  const { config, source } = load();
+  const file = storeFile(config.store);
+  if (file === null) {
+    err(`gateway credits: config ${source} keeps its store in memory (${config.store}): there is no ledger to open`);
+    return 2;
+  }
+  const path = resolve(file);
+  if (!existsSync(path)) {
+    err(`gateway credits: config ${source} names store ${path}, which does not exist; the CLI never creates one. Pass --config FILE with your gateway's config, or start the gateway first.`);
+    return 2;
+  }
+  err(`gateway credits: config ${source}, store ${path}`);
+  return runOn(new Store(config.store, { mustExist: true }), config, parsed.command, parsed.flags, out, err);
 }

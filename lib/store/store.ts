@@ -7,8 +7,11 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
-import type { Config, Scope } from '../config.js';
+import type { Config, KeyConfig, Scope } from '../config.js';
 import { MIGRATIONS } from './migrations.js';
+import { storeFile } from './store-url.js';
+import { reconcileKeys, type ConfigKeyRow } from './seed-keys.js';
+import { GatewayError } from '../errors.js';
 import { UNITS_PER_USD, type KeyRecord } from './types.js';
 import { SqliteLedger } from './ledger.js';
 
@@ -31,6 +34,37 @@ interface KeyRow {
   spend_cap: number | null;
   rpm: number | null;
   tpm: number | null;
+}
+
+/** A key listed without an id is known by one derived from its secret's hash (stable across starts). */
+function keyIdOf(k: KeyConfig): string {
+  return k.id ?? `key_${hashKey(k.key).slice(0, 12)}`;
+}
+
+function capUnits(usd: number | null | undefined): number | null {
+  return usd == null ? null : usdToUnits(usd);
+}
+
+function keyRows(keys: readonly KeyConfig[]): ConfigKeyRow[] {
+  const seen = new Set<string>();
+  return keys.map((k, i) => {
+    const id = keyIdOf(k);
+    // two entries under one id would silently rotate each other at every start
+    if (seen.has(id)) throw new GatewayError('GW_ERR_CONFIG_INVALID', `Invalid configuration: keys[${i}].id: key id "${id}" is listed twice`);
+    seen.add(id);
+    return {
+      id,
+      hash: hashKey(k.key),
+      org: k.org,
+      project: k.project ?? null,
+      environment: k.environment ?? null,
+      scopes: JSON.stringify(k.scopes ?? []),
+      models: JSON.stringify(k.models ?? []),
+      spend_cap: capUnits(k.spendCap),
+      rpm: k.rateLimit?.rpm ?? null,
+      tpm: k.rateLimit?.tpm ?? null,
+    };
+  });
 }
 
 function toRecord(row: KeyRow): KeyRecord {
@@ -58,13 +92,13 @@ export class Store {
   private readonly file: string;
   private checkpointer: Worker | null = null;
 
-  constructor(url: string) {
-    if (!url.startsWith('sqlite:')) throw new Error(`unsupported store URL ${url}`);
-    const path = url.slice('sqlite:'.length);
-    const memory = path === ':memory:';
-    if (!memory) mkdirSync(dirname(path), { recursive: true });
+  /** `mustExist`: open an existing database file only (never create one), as `gateway credits` does */
+  constructor(url: string, opts: { mustExist?: boolean } = {}) {
+    const path = storeFile(url);
+    const memory = path === null;
+    if (!memory && !opts.mustExist) mkdirSync(dirname(path), { recursive: true });
     this.file = memory ? '' : path;
-    this.db = new Database(memory ? ':memory:' : path);
+    this.db = new Database(memory ? ':memory:' : path, { fileMustExist: opts.mustExist === true });
     if (!memory) this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');
     this.db.pragma('foreign_keys = ON');
@@ -89,52 +123,45 @@ export class Store {
   /**
    * Seed organizations, projects, environments and keys from the config. Credits are granted once,
    * when an organization is first created; later starts keep the stored balance. Caps and key
-   * attributes follow the config. Config keys no longer listed are disabled.
+   * attributes follow the config; keys are reconciled by id (rotation, renames, removals: see
+   * seed-keys.ts). One transaction; the key cache is cleared after it, so a second seed on a live
+   * store (a reload) takes effect at the next request.
    */
   seed(config: Config): void {
+    const rows = keyRows(config.keys ?? []);
+    this.db.transaction(() => {
+      this.seedOrgsInTx(config);
+      reconcileKeys(this.db, rows);
+    })();
+    this.cache.clear();
+  }
+
+  /**
+   * Organizations, projects and environments only: what `gateway credits` needs to find an org the
+   * config added since the gateway last started. It leaves keys alone: a key is the serving
+   * gateway's business (the built-in default's key is random at each start, for one).
+   */
+  seedOrgs(config: Config): void {
+    this.db.transaction(() => this.seedOrgsInTx(config))();
+  }
+
+  private seedOrgsInTx(config: Config): void {
     const db = this.db;
     const insertOrg = db.prepare('INSERT INTO orgs (id, balance, spend_cap) VALUES (?, ?, ?) ON CONFLICT(id) DO UPDATE SET spend_cap = excluded.spend_cap');
     const orgExists = db.prepare<[string], { id: string }>('SELECT id FROM orgs WHERE id = ?');
     const creditEvent = db.prepare('INSERT INTO credit_events (org, amount, reason, created_at) VALUES (?, ?, ?, ?)');
     const insertProject = db.prepare('INSERT INTO projects (org, id, spend_cap) VALUES (?, ?, ?) ON CONFLICT(org, id) DO UPDATE SET spend_cap = excluded.spend_cap');
     const insertEnv = db.prepare('INSERT INTO environments (org, project, id, spend_cap) VALUES (?, ?, ?, ?) ON CONFLICT(org, project, id) DO UPDATE SET spend_cap = excluded.spend_cap');
-    const upsertKey = db.prepare(`INSERT INTO keys (id, hash, org, project, environment, scopes, models, spend_cap, rpm, tpm, source, disabled)
-      VALUES (@id, @hash, @org, @project, @environment, @scopes, @models, @spend_cap, @rpm, @tpm, 'config', 0)
-      ON CONFLICT(hash) DO UPDATE SET id = excluded.id, org = excluded.org, project = excluded.project, environment = excluded.environment,
-        scopes = excluded.scopes, models = excluded.models, spend_cap = excluded.spend_cap, rpm = excluded.rpm, tpm = excluded.tpm, disabled = 0`);
-    const cap = (v: number | null | undefined): number | null => (v == null ? null : usdToUnits(v));
-    db.transaction(() => {
-      for (const org of config.orgs ?? []) {
-        const credits = usdToUnits(org.credits ?? 0);
-        const isNew = orgExists.get(org.id) === undefined;
-        insertOrg.run(org.id, credits, cap(org.spendCap));
-        if (isNew && credits > 0) creditEvent.run(org.id, credits, 'initial credits from config', Date.now());
-        for (const project of org.projects ?? []) {
-          insertProject.run(org.id, project.id, cap(project.spendCap));
-          for (const env of project.environments ?? []) insertEnv.run(org.id, project.id, env.id, cap(env.spendCap));
-        }
+    for (const org of config.orgs ?? []) {
+      const credits = usdToUnits(org.credits ?? 0);
+      const isNew = orgExists.get(org.id) === undefined;
+      insertOrg.run(org.id, credits, capUnits(org.spendCap));
+      if (isNew && credits > 0) creditEvent.run(org.id, credits, 'initial credits from config', Date.now());
+      for (const project of org.projects ?? []) {
+        insertProject.run(org.id, project.id, capUnits(project.spendCap));
+        for (const env of project.environments ?? []) insertEnv.run(org.id, project.id, env.id, capUnits(env.spendCap));
       }
-      const hashes: string[] = [];
-      for (const k of config.keys ?? []) {
-        const hash = hashKey(k.key);
-        hashes.push(hash);
-        upsertKey.run({
-          id: k.id ?? `key_${hash.slice(0, 12)}`,
-          hash,
-          org: k.org,
-          project: k.project ?? null,
-          environment: k.environment ?? null,
-          scopes: JSON.stringify(k.scopes ?? []),
-          models: JSON.stringify(k.models ?? []),
-          spend_cap: cap(k.spendCap),
-          rpm: k.rateLimit?.rpm ?? null,
-          tpm: k.rateLimit?.tpm ?? null,
-        });
-      }
-      const placeholders = hashes.map(() => '?').join(',');
-      db.prepare(`UPDATE keys SET disabled = 1 WHERE source = 'config'${hashes.length ? ` AND hash NOT IN (${placeholders})` : ''}`).run(...hashes);
-    })();
-    this.cache.clear();
+    }
   }
 
   /** The key record for a presented credential, or null. */
