@@ -32,7 +32,10 @@ export interface Gateway {
    * prefix (the caller answers it); true when the gateway took it (it writes the response itself).
    */
   handle(req: IncomingMessage, res: ServerResponse): boolean;
-  /** a node:http server running `handle`, not yet listening: `server.listen(port, host)` */
+  /**
+   * The gateway's own node:http server, not yet listening (`server.listen(port, host)`; `config.listen`
+   * is not applied). It serves the endpoints at the root: `prefix` applies to `handle` only.
+   */
   readonly server: Server;
   /** the built-in demo key when no configuration was given (simulated providers only), else null */
   readonly demoKey: string | null;
