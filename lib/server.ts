@@ -13,6 +13,8 @@ import { requestSummary } from './request-log.js';
 
 export interface Gateway {
   server: Server;
+  /** the request listener `server` runs: mount it in another node:http server (lib/gateway.ts) */
+  handle(req: IncomingMessage, res: ServerResponse): void;
   /** stop accepting, let in-flight requests finish for the grace period, then abort the rest */
   close(): Promise<void>;
   inflight(): number;
@@ -116,15 +118,17 @@ export function createGateway(config: Config, services: Services, log: Logger): 
     }
   }
 
-  const server = createServer({ keepAliveTimeout: 65_000, requestTimeout: 0, headersTimeout: 60_000 }, (req, res) => {
+  const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
     handle(req, res).catch((err: unknown) => {
       log.error({ err: (err as Error)?.stack ?? String(err) }, 'request handler crashed');
       if (!res.headersSent) res.writeHead(500).end();
     });
-  });
+  };
+  const server = createServer({ keepAliveTimeout: 65_000, requestTimeout: 0, headersTimeout: 60_000 }, onRequest);
 
   return {
     server,
+    handle: onRequest,
     inflight: () => inflight.size,
     async close() {
       closing = true;

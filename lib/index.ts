@@ -1,0 +1,51 @@
+// The public API of `model-gateway` (package.json `exports`). Everything a user may rely on is named
+// here; any other file under dist/ is internal and may change without notice.
+
+// the gateway as a library: mount `handle` in your own node:http server, or listen on `server`
+export { createGateway, type Gateway, type GatewayConfig, type GatewayOptions } from './gateway.js';
+export type { Config } from './config.js';
+
+// building and running chains of stages
+export { chain, defineStage, runStage, toTransform, fuseStages, type Stage, type StageFactory, type StageOutput } from './stage.js';
+export { Chain } from './pipeline.js';
+
+// every stage factory
+export * from '../stages/index.js';
+
+// running stages without the server: a request context for offline use, and events as plain JSON
+export { offlineContext, eventToJson, type OfflineContextOptions } from './offline-context.js';
+export type { RequestContext, EndpointName } from './context.js';
+
+// the dialects: upstream decoders, client encoders, upstream request encoders, error envelopes
+export { upstreamDecoders, upstreamDialect, type UpstreamDecoder, type UpstreamDecoderFactory } from './dialects/decoders.js';
+export {
+  sseEncoders,
+  jsonEncoders,
+  type SseEncoder,
+  type SseEncoderFactory,
+  type SseEncoderOptions,
+  type JsonEncoderFactory,
+  type JsonEncodeOptions,
+} from './dialects/encoders.js';
+export { encodeUpstreamRequest, type EncodedCall } from './dialects/requests.js';
+export { renderError, type RenderedError } from './dialects/errors.js';
+
+// the values that move through a chain
+export type {
+  CanonicalBlock,
+  CanonicalEvent,
+  CanonicalEventType,
+  CanonicalRequest,
+  Deployment,
+  DialectName,
+  JsonObject,
+  JsonValue,
+  RawBody,
+  RoutedRequest,
+  StopReason,
+  UpstreamMessage,
+  Usage,
+} from './chunks.js';
+
+// errors: one class, a stable code each
+export { GatewayError, ERROR_CODES, type ErrorCode } from './errors.js';
