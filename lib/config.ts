@@ -1,8 +1,10 @@
 // Configuration: one JSON file (or the built-in default), `${ENV}` substitution, validation against
-// lib/config.schema.json with ajv (errors name the path), cross-reference checks, then deep-freeze.
+// lib/config.schema.json with ajv (errors name the path), cross-reference checks (here and in
+// config-references.ts), then deep-freeze.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Ajv, type ErrorObject } from 'ajv';
+import { checkReferences } from './config-references.js';
 import { GatewayError } from './errors.js';
 
 export type Modality = 'text' | 'image' | 'audio';
@@ -169,17 +171,6 @@ function crossCheck(config: Config): void {
     const priced = p !== undefined && ((p.input !== undefined && p.output !== undefined) || (transcription && p.perMinute !== undefined));
     if (!priced) throw configError(`models[${i}].pricing: model "${m.id}" has no price (input and output per million tokens${transcription ? ', or perMinute' : ''}); an unpriced model is never served for free`);
   });
-  const modelIds = new Set(config.models.map((m) => m.id));
-  config.models.forEach((m, i) => {
-    for (const [snap, target] of Object.entries(m.snapshots ?? {})) {
-      if (!modelIds.has(target)) throw configError(`models[${i}].snapshots.${snap}: unknown model "${target}"`);
-    }
-  });
-  config.router?.candidates?.forEach((c, i) => {
-    if (!modelIds.has(c)) throw configError(`router.candidates[${i}]: unknown model "${c}"`);
-  });
-  const dm = config.transcription?.defaultModel;
-  if (dm !== undefined && !modelIds.has(dm)) throw configError(`transcription.defaultModel: unknown model "${dm}"`);
   const orgs = new Map((config.orgs ?? []).map((o) => [o.id, o]));
   (config.keys ?? []).forEach((k, i) => {
     const org = orgs.get(k.org);
@@ -217,6 +208,7 @@ export function finalizeConfig(raw: unknown, env: NodeJS.ProcessEnv = process.en
     throw configError([...new Set(lines)].join('; '));
   }
   crossCheck(substituted);
+  checkReferences(substituted, configError);
   return deepFreeze(substituted);
 }
 
