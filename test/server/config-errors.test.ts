@@ -1,7 +1,7 @@
 // Every refusal a client gets because of how the gateway is configured names the config field that
 // changes it, so the client can tell the operator what to change (through the real bin/gateway).
 import t from 'tap';
-import { baseConfig, startGateway, TEST_KEY, type RunningGateway } from '../helpers/gateway.js';
+import { baseConfig, startGateway, TEST_KEY, withModels, type RunningGateway } from '../helpers/gateway.js';
 import { errorOf } from '../helpers/http.js';
 import { msg, post } from '../helpers/messages.js';
 import { makeWav, postForm } from '../transcriptions/helpers.js';
@@ -23,9 +23,11 @@ const { anthropicVersions: _dropped, ...withoutVersions } = baseConfig({
   ],
 });
 
+const RESPONSES_MODEL = { id: 'openai/gpt-5-via-responses', deployments: [{ provider: 'sim-openai', model: 'gpt-5', api: 'responses' }], pricing: { input: 1, output: 1 } };
+
 let gw: RunningGateway;
 t.before(async () => {
-  gw = await startGateway(withoutVersions);
+  gw = await startGateway(withModels(withoutVersions, [RESPONSES_MODEL]));
 });
 t.teardown(() => gw?.stop());
 
@@ -78,6 +80,12 @@ t.test('a model feature the catalog does not list names its `models[]` field', a
   const notText = await post(gw, msg('openai/gpt-4o-transcribe'));
   t.equal(notText.status, 400);
   t.match(errorOf(notText.text).message, /not a text model.*`models\[\]\.deployments\[\]\.api`/);
+});
+
+t.test('a feature the API serving the model lacks names `models[].deployments[].api`', async (t) => {
+  const res = await chat(TEST_KEY, { model: RESPONSES_MODEL.id, stop: ['END'], messages: [{ role: 'user', content: 'hi' }] });
+  t.equal(res.status, 400);
+  t.match(errorOf(await res.text()).message, /no stop sequences.*`models\[\]\.deployments\[\]\.api` in the gateway config/);
 });
 
 t.test('a body over the configured limit names `maxBodyBytes`', async (t) => {
