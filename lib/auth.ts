@@ -47,8 +47,25 @@ export function hasScope(key: KeyRecord, scope: Scope): boolean {
   return scope === 'responses' && key.scopes.includes('chat.completions');
 }
 
+/** which `keys[]` entry to change, for messages that send the operator to the config: only the caller's own key id */
+export function keyNote(key: KeyRecord | null | undefined): string {
+  return key ? ` (key id "${key.id}")` : '';
+}
+
+/** 403 for a model outside the key's model allowlist (chat, messages, responses and transcriptions alike). */
+export function modelNotAllowed(key: KeyRecord | null | undefined, modelId: string): GatewayError {
+  return new GatewayError(
+    'GW_ERR_MODEL_NOT_ALLOWED',
+    `model: this API key may not use model "${modelId}". The models a key may use are \`keys[].models\` in the gateway config${keyNote(key)}.`,
+    { param: 'model' },
+  );
+}
+
 export function requireScope(ctx: RequestContext, scope: Scope): void {
   if (!ctx.key || !hasScope(ctx.key, scope)) {
-    throw new GatewayError('GW_ERR_SCOPE_DENIED', `This API key is not allowed to use the ${scope} endpoint (its endpoint allowlist excludes "${scope}").`);
+    throw new GatewayError(
+      'GW_ERR_SCOPE_DENIED',
+      `This API key is not allowed to use the ${scope} endpoint (its endpoint allowlist excludes "${scope}"). The endpoints a key may use are \`keys[].scopes\` in the gateway config${keyNote(ctx.key)}.`,
+    );
   }
 }

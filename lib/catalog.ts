@@ -120,7 +120,7 @@ export class Catalog {
 }
 
 /** Levenshtein distance, bounded work for short model ids. */
-function distance(a: string, b: string): number {
+export function distance(a: string, b: string): number {
   const row = Array.from({ length: b.length + 1 }, (_, i) => i);
   for (let i = 1; i <= a.length; i++) {
     let prev = row[0]!;

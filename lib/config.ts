@@ -1,9 +1,11 @@
 // Configuration: one JSON file (or the built-in default), `${ENV}` substitution, validation against
-// lib/config.schema.json with ajv (errors name the path), cross-reference checks, then deep-freeze.
+// lib/config.schema.json with ajv (errors name the path), cross-reference checks (here and in
+// config-references.ts), then deep-freeze.
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Ajv, type ErrorObject } from 'ajv';
+import { checkReferences } from './config-references.js';
 import { GatewayError } from './errors.js';
 import { resolveStoreUrl } from './store/store-url.js';
 
@@ -171,17 +173,6 @@ function crossCheck(config: Config): void {
     const priced = p !== undefined && ((p.input !== undefined && p.output !== undefined) || (transcription && p.perMinute !== undefined));
     if (!priced) throw configError(`models[${i}].pricing: model "${m.id}" has no price (input and output per million tokens${transcription ? ', or perMinute' : ''}); an unpriced model is never served for free`);
   });
-  const modelIds = new Set(config.models.map((m) => m.id));
-  config.models.forEach((m, i) => {
-    for (const [snap, target] of Object.entries(m.snapshots ?? {})) {
-      if (!modelIds.has(target)) throw configError(`models[${i}].snapshots.${snap}: unknown model "${target}"`);
-    }
-  });
-  config.router?.candidates?.forEach((c, i) => {
-    if (!modelIds.has(c)) throw configError(`router.candidates[${i}]: unknown model "${c}"`);
-  });
-  const dm = config.transcription?.defaultModel;
-  if (dm !== undefined && !modelIds.has(dm)) throw configError(`transcription.defaultModel: unknown model "${dm}"`);
   const orgs = new Map((config.orgs ?? []).map((o) => [o.id, o]));
   (config.keys ?? []).forEach((k, i) => {
     const org = orgs.get(k.org);
@@ -222,6 +213,7 @@ export function finalizeConfig(raw: unknown, env: NodeJS.ProcessEnv = process.en
     throw configError([...new Set(lines)].join('; '));
   }
   crossCheck(substituted);
+  checkReferences(substituted, configError);
   if (configDir !== undefined) substituted.store = resolveStoreUrl(substituted.store, configDir);
   return deepFreeze(substituted);
 }

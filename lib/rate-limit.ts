@@ -134,7 +134,7 @@ export class InProcessRateLimiter implements RateLimiter {
     }
     if (reasons.length > 0) {
       const refused = this.decision(b, rpm, tpm, estimate, retryAfter);
-      throw new GatewayError('GW_ERR_RATE_LIMITED', `Rate limit reached for key ${key.id}: ${reasons.join(' and ')}. Retry after ${retryAfter} seconds.`, {
+      throw new GatewayError('GW_ERR_RATE_LIMITED', `Rate limit reached for key ${key.id}: ${reasons.join(' and ')}. Retry after ${retryAfter} seconds. The limits are \`keys[].rateLimit\` in the gateway config.`, {
         headers: { 'retry-after': String(retryAfter), ...headers?.(refused) },
       });
     }

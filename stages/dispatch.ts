@@ -37,7 +37,12 @@ function exhausted(routed: RoutedRequest, failures: Failure[]): GatewayError {
   const summary = failures.map((f) => f.detail).join('; ');
   const last = failures[failures.length - 1];
   const message = `All ${failures.length} provider deployment(s) of model ${routed.modelId} failed: ${summary}`;
-  if (!last) return new GatewayError('GW_ERR_PROVIDER_UNAVAILABLE', `No deployment of model ${routed.modelId} can serve this request.`);
+  if (!last) {
+    return new GatewayError(
+      'GW_ERR_PROVIDER_UNAVAILABLE',
+      `No deployment of model ${routed.modelId} can serve this request: none of its \`models[].deployments[].api\` in the gateway config (${[...new Set(routed.deployments.map((d) => d.api))].join(', ')}) is reachable from this endpoint.`,
+    );
+  }
   if (failures.every((f) => f.kind === 'timeout')) return new GatewayError('GW_ERR_UPSTREAM_TIMEOUT', message);
   const up = last.upstream;
   if (last.kind === 'http' && up) {

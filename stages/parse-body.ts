@@ -7,7 +7,9 @@ import { JsonSyntaxError, parseStrict } from '../lib/json/strict-parse.js';
 import type { Stage, StageFactory } from '../lib/stage.js';
 
 export function bodyTooLarge(limit: number): GatewayError {
-  return new GatewayError('GW_ERR_BODY_TOO_LARGE', `The request body exceeds the maximum of ${limit} bytes (32 MiB). Nothing was processed.`);
+  const mib = limit / 1048576;
+  const shown = Number.isInteger(mib) ? ` (${mib} MiB)` : '';
+  return new GatewayError('GW_ERR_BODY_TOO_LARGE', `The request body exceeds the maximum of ${limit} bytes${shown}, set by \`maxBodyBytes\` in the gateway config. Nothing was processed.`);
 }
 
 /** Declared Content-Length over the limit: refuse before reading anything. */

@@ -4,6 +4,7 @@
 // maximum output and reconciles a manual thinking budget.
 import type { CanonicalRequest, RoutedRequest } from '../lib/chunks.js';
 import type { CatalogModel } from '../lib/catalog.js';
+import { modelNotAllowed } from '../lib/auth.js';
 import { modelAllowed } from '../lib/catalog.js';
 import type { RequestContext } from '../lib/context.js';
 import { GatewayError, capabilityRejected } from '../lib/errors.js';
@@ -22,6 +23,17 @@ export function unmetNeed(model: CatalogModel, req: CanonicalRequest, allow: rea
   if (req.inputTokenBound > model.contextWindow) return `a context window of ${req.inputTokenBound} tokens`;
   if (!modelAllowed(allow, model.id)) return "the key's model allowlist";
   return null;
+}
+
+/** The config field behind each need `unmetNeed` reports: what the operator changes to meet it. */
+function needField(need: string): string {
+  if (need === 'a text API') return '`models[].deployments[].api`';
+  if (need.endsWith(' input')) return '`models[].input`';
+  if (need === 'tool use') return '`models[].tools`';
+  if (need === 'reasoning') return '`models[].reasoning`';
+  if (need === 'fast mode') return '`models[].speeds`';
+  if (need.startsWith('a context window')) return '`models[].contextWindow`';
+  return '`keys[].models`';
 }
 
 function unknownModel(ctx: RequestContext, value: string): GatewayError {
@@ -59,7 +71,11 @@ function pickAuto(req: CanonicalRequest, ctx: RequestContext): CatalogModel {
     unmet.push(need);
   }
   const modality = unmet.find((n) => n.endsWith(' input') && !n.startsWith('text'));
-  const message = `model: no model available to "${AUTO_MODEL}" meets this request's needs (${[...new Set(unmet)].join(', ') || 'no candidates configured'}).`;
+  const needs = [...new Set(unmet)];
+  const fields = [...new Set(needs.map(needField))].join(', ');
+  const message = needs.length
+    ? `model: no model available to "${AUTO_MODEL}" meets this request's needs (${needs.join(', ')}). "${AUTO_MODEL}" chooses among \`router.candidates\` in the gateway config; what each candidate offers is ${fields} there.`
+    : `model: no model available to "${AUTO_MODEL}" meets this request's needs (no candidates configured). Its candidates are \`router.candidates\` in the gateway config.`;
   if (modality && unmet.every((n) => n.endsWith(' input'))) {
     throw new GatewayError('GW_ERR_MODALITY_UNSUPPORTED', message, { param: 'model' });
   }
@@ -68,18 +84,18 @@ function pickAuto(req: CanonicalRequest, ctx: RequestContext): CatalogModel {
 
 function checkDirect(model: CatalogModel, req: CanonicalRequest, ctx: RequestContext): void {
   if (!modelAllowed(ctx.key?.models ?? [], model.id)) {
-    throw new GatewayError('GW_ERR_MODEL_NOT_ALLOWED', `model: this API key may not use model "${model.id}".`, { param: 'model' });
+    throw modelNotAllowed(ctx.key, model.id);
   }
   if (!model.text) {
-    throw new GatewayError('GW_ERR_MODEL_UNKNOWN', `model: "${model.id}" is not a text model (it serves transcriptions only).`, { param: 'model' });
+    throw new GatewayError('GW_ERR_MODEL_UNKNOWN', `model: "${model.id}" is not a text model (it serves transcriptions only: every one of its \`models[].deployments[].api\` in the gateway config is "transcriptions").`, { param: 'model' });
   }
   for (const m of req.needs.modalities) {
     if (!model.input.has(m)) {
-      throw new GatewayError('GW_ERR_MODALITY_UNSUPPORTED', `model: "${model.id}" does not accept ${m} input. Remove the ${m} content or pick a model that accepts it.`, { param: 'model' });
+      throw new GatewayError('GW_ERR_MODALITY_UNSUPPORTED', `model: "${model.id}" does not accept ${m} input. Remove the ${m} content or pick a model that accepts it (the input a model accepts is \`models[].input\` in the gateway config).`, { param: 'model' });
     }
   }
   if (req.needs.speed === 'fast' && !model.speeds.has('fast')) {
-    throw capabilityRejected('speed', `model "${model.id}" has no fast mode. Remove "speed" or change it to "standard", or pin a model that supports fast mode.`);
+    throw capabilityRejected('speed', `model "${model.id}" has no fast mode. Remove "speed" or change it to "standard", or pin a model that supports fast mode (a model offers it when \`models[].speeds\` in the gateway config lists "fast").`);
   }
 }
 
@@ -108,7 +124,7 @@ export function routeRequest(req: CanonicalRequest, ctx: RequestContext): Routed
     if (budget < MIN_THINKING_BUDGET) {
       throw new GatewayError(
         'GW_ERR_REQUEST_INVALID',
-        `thinking.budget_tokens: model "${model.id}" allows at most ${maxTokens} output tokens, which leaves no room for the minimum thinking budget of ${MIN_THINKING_BUDGET}. Raise max_tokens or lower the thinking budget.`,
+        `thinking.budget_tokens: model "${model.id}" allows at most ${maxTokens} output tokens, which leaves no room for the minimum thinking budget of ${MIN_THINKING_BUDGET} (the limit is \`models[].maxOutputTokens\` in the gateway config). Raise max_tokens or lower the thinking budget.`,
         { param: 'thinking.budget_tokens' },
       );
     }

@@ -51,7 +51,7 @@ function upstreamFields(f: TranscriptionFields, upstreamModel: string): [string,
 
 function exhausted(job: TranscriptionJob, failures: Failure[]): GatewayError {
   const last = failures[failures.length - 1];
-  if (last === undefined) return new GatewayError('GW_ERR_PROVIDER_UNAVAILABLE', `No deployment of model ${job.routed.modelId} can serve transcriptions.`);
+  if (last === undefined) return new GatewayError('GW_ERR_PROVIDER_UNAVAILABLE', `No deployment of model ${job.routed.modelId} can serve transcriptions: it needs a deployment with "api": "transcriptions" on an openai provider in \`models[].deployments\` of the gateway config.`);
   const message = `All ${failures.length} provider deployment(s) of model ${job.routed.modelId} failed: ${failures.map((f) => f.detail).join('; ')}`;
   const retryAfter = last.upstream?.retryAfter;
   const headers: Record<string, string> = retryAfter !== undefined ? { 'retry-after': retryAfter } : {};

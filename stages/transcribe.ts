@@ -8,6 +8,7 @@
 //   settleTranscription   TranscriptionResult → TranscriptionResult: settle, with the audio seconds
 //   encodeTranscriptionResponse  TranscriptionResult → string: `json` or `text` for the client
 import type { CanonicalRequest, JsonObject, RoutedRequest } from '../lib/chunks.js';
+import { modelNotAllowed } from '../lib/auth.js';
 import { modelAllowed } from '../lib/catalog.js';
 import type { RequestContext } from '../lib/context.js';
 import { GatewayError } from '../lib/errors.js';
@@ -55,7 +56,7 @@ export function planTranscription(upload: AudioUpload, ctx: RequestContext): Tra
   const chosen = resolveTranscriptionModel(fields.model, ctx.services.catalog, ctx.config);
   const model = chosen.model;
   if (!modelAllowed(ctx.key?.models ?? [], model.id)) {
-    throw new GatewayError('GW_ERR_MODEL_NOT_ALLOWED', `model: this API key may not use model "${model.id}".`, { param: 'model' });
+    throw modelNotAllowed(ctx.key, model.id);
   }
   const { extension, bytes, probe } = upload.file;
   if (!isAudioExtension(extension)) throw new GatewayError('GW_ERR_FILE_FORMAT_INVALID', `file: unsupported file format ".${extension}".`, { param: 'file' });

@@ -46,7 +46,7 @@ export function canEncode(source: DialectName, api: Deployment['api']): boolean 
 export function encodeUpstreamRequest(routed: RoutedRequest, deployment: Deployment): EncodedCall {
   const encoder = encoders.get(`${routed.request.source}>${deployment.api}`);
   if (!encoder) {
-    throw new GatewayError('GW_ERR_CAPABILITY_REJECTED', `capability_rejected: model: model "${routed.modelId}" is served through the ${deployment.api} API, which this endpoint cannot reach yet. Pin another model or use another endpoint.`, { param: 'model' });
+    throw new GatewayError('GW_ERR_CAPABILITY_REJECTED', `capability_rejected: model: model "${routed.modelId}" is served through the ${deployment.api} API, which this endpoint cannot reach yet (\`models[].deployments[].api\` in the gateway config). Pin another model or use another endpoint.`, { param: 'model' });
   }
   return encoder(routed, deployment);
 }

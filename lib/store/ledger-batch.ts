@@ -99,9 +99,10 @@ export function checkHold(hold: Delta, levels: HoldLevels): void {
     const { key, org: orgId, project, environment } = hold;
     const name = { key: `the key ${key}`, environment: `the environment ${environment} of project ${project}`, project: `the project ${project}`, organization: `the organization ${orgId}` }[level];
     const held = c.reserved > 0 ? `, ${formatUsd(c.reserved)} held by requests in progress` : '';
+    const field = { key: 'keys[].spendCap', environment: 'orgs[].projects[].environments[].spendCap', project: 'orgs[].projects[].spendCap', organization: 'orgs[].spendCap' }[level];
     throw new GatewayError(
       'GW_ERR_SPEND_CAP_EXCEEDED',
-      `Spend cap of ${name} reached (cap ${formatUsd(c.cap)}, spent ${formatUsd(c.spent)}${held}, this request may cost up to ${formatUsd(amount)}).`,
+      `Spend cap of ${name} reached (cap ${formatUsd(c.cap)}, spent ${formatUsd(c.spent)}${held}, this request may cost up to ${formatUsd(amount)}). The cap is \`${field}\` in the gateway config.`,
       { param: level },
     );
   };

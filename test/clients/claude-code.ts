@@ -10,7 +10,8 @@ import { ROOT } from '../helpers/paths.js';
 
 export const CLAUDE_CODE_VERSION = '2.1.330';
 export const CACHE_DIR = join(ROOT, '.cache', 'clients');
-export const NETNS = resolve(ROOT, '..', 'shared', 'clients', 'loopback-netns.sh');
+/** The namespace script: `../shared/clients/loopback-netns.sh` beside the clone, or GATEWAY_CLIENT_NETNS. */
+export const NETNS = process.env.GATEWAY_CLIENT_NETNS || resolve(ROOT, '..', 'shared', 'clients', 'loopback-netns.sh');
 /** Longest one `claude -p` run may take (the runner wraps it in `timeout`). */
 export const CLAUDE_TIMEOUT_S = 120;
 
@@ -86,6 +87,23 @@ export function ensureClaudeCode(): Install {
   const telling = lines.filter((l) => /^npm error (code|errno|network|request to|notarget|\d{3})/.test(l));
   const why = npm.error ? String(npm.error) : `npm exited ${npm.status}: ${(telling.length > 0 ? telling : lines.slice(-3)).slice(0, 4).join(' | ')}`;
   return { bin: null, reason: `@anthropic-ai/claude-code@${CLAUDE_CODE_VERSION} could not be installed into ${CACHE_DIR} (${why})`, installed: true, ms: Date.now() - started };
+}
+
+/** CI=true (or any value but empty, `false` and `0`), as CI services set it. */
+export function underCi(env: NodeJS.ProcessEnv): boolean {
+  const ci = (env.CI ?? '').trim().toLowerCase();
+  return ci !== '' && ci !== 'false' && ci !== '0';
+}
+
+/**
+ * What the client tier does when it cannot run (`why`): outside `npm run test:clients` it skips
+ * quietly (the normal `npm test`); asked for (GATEWAY_CLIENT_TIER=1) under CI it fails, since a skip
+ * would look green while nothing ran; asked for elsewhere it skips, saying loudly why.
+ */
+export function tierVerdict(why: string | null, env: NodeJS.ProcessEnv): 'run' | 'skip' | 'skip-loudly' | 'fail' {
+  if (why === null) return 'run';
+  if (env.GATEWAY_CLIENT_TIER !== '1') return 'skip';
+  return underCi(env) ? 'fail' : 'skip-loudly';
 }
 
 /** Why a loopback-only namespace cannot be made here, or null when it can. */

@@ -19,6 +19,8 @@ export interface MessagesHeaderInfo {
 const SESSION_MAX = 256;
 /** a beta id: visible ASCII, no separators that would change the list's meaning */
 const BETA_ID = /^[\x21-\x2b\x2d-\x7e]+$/;
+/** the form `anthropicVersions` entries take (lib/config.schema.json) */
+const VERSION_DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 function headerError(name: string, message: string): GatewayError {
   return new GatewayError('GW_ERR_HEADER_INVALID', `${name}: ${message}`, { param: name });
@@ -87,7 +89,9 @@ export function validateMessagesHeaders(
     throw headerError('anthropic-version', `the header is required. ${versionGuidance(accepted)}`);
   }
   if (!accepted.includes(version)) {
-    throw headerError('anthropic-version', `\`${shorten(version)}\` is not an accepted version. ${versionGuidance(accepted)}`);
+    // a well-formed date is a version the operator can accept; anything else the config cannot fix
+    const fix = VERSION_DATE.test(version) ? ` To accept it, the gateway operator adds "${version}" to \`anthropicVersions\` in the gateway config.` : '';
+    throw headerError('anthropic-version', `\`${shorten(version)}\` is not an accepted version. ${versionGuidance(accepted)}${fix}`);
   }
 
   let sessionId: string | undefined;

@@ -65,7 +65,7 @@ export function chatBody(body: JsonObject, modelId: string): JsonObject {
 }
 
 function clientToolRejected(path: string, modelId: string): never {
-  throw capabilityRejected(path, `shell and apply_patch tools run only on models served through the Responses API; the served model ${modelId} is not. Remove the tool (and its call items) or pin another model.`);
+  throw capabilityRejected(path, `shell and apply_patch tools run only on models served through the Responses API; the served model ${modelId} is not. Remove the tool (and its call items) or pin another model. The API that serves a model is \`models[].deployments[].api\` in the gateway config.`);
 }
 
 function chatTools(body: JsonObject, modelId: string): JsonObject[] {

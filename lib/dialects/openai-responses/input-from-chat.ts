@@ -78,7 +78,7 @@ function userContent(content: JsonValue | undefined, path: string, modelId: stri
       throw capabilityRejected(
         `${path}.content[${j}]`,
         `audio input cannot be sent to the served model ${modelId}: the Responses API takes no audio. ` +
-          'Remove the audio part, or pick a model whose input includes audio.',
+          `Remove the audio part, or pick a model whose input includes audio. The API that serves a model is \`models[].deployments[].api\` in the gateway config.`,
       );
     }
   }

@@ -103,7 +103,7 @@ export function rejectStop(path: string, stops: readonly JsonValue[], modelId: s
   if (!stops.some((s) => typeof s === 'string' && s !== '')) return;
   throw capabilityRejected(
     path,
-    `the served model ${modelId} is reached through the Responses API, which has no stop sequences. Remove "${path}" or pin another model.`,
+    `the served model ${modelId} is reached through the Responses API, which has no stop sequences. Remove "${path}" or pin another model. The API that serves a model is \`models[].deployments[].api\` in the gateway config.`,
   );
 }
 

@@ -46,7 +46,7 @@ export function resolveTranscriptionModel(value: string | null, catalog: Catalog
     const id = config.transcription?.defaultModel;
     const model = id !== undefined ? catalog.get(id) : catalog.models.find(isTranscriptionModel);
     if (model === undefined || !isTranscriptionModel(model)) {
-      throw invalidModel(`no default transcription model is configured (transcription.defaultModel); name a catalog model that accepts audio.${audioModelIds(catalog)}`);
+      throw invalidModel(`no default transcription model is configured (\`transcription.defaultModel\` in the gateway config); name a catalog model that accepts audio.${audioModelIds(catalog)}`);
     }
     return { model, deployments: transcriptionDeployments(model), auto: value === null || value === AUTO_MODEL };
   }
@@ -57,11 +57,11 @@ export function resolveTranscriptionModel(value: string | null, catalog: Catalog
   }
   const model = hit.model;
   if (!model.input.has('audio')) {
-    throw invalidModel(`"${model.id}" does not accept audio input, so it cannot transcribe.${audioModelIds(catalog)}`);
+    throw invalidModel(`"${model.id}" does not accept audio input, so it cannot transcribe (the input a model accepts is \`models[].input\` in the gateway config).${audioModelIds(catalog)}`);
   }
   const deployments = transcriptionDeployments(model);
   if (deployments.length === 0) {
-    throw invalidModel(`"${model.id}" accepts audio but has no transcriptions deployment.${audioModelIds(catalog)}`);
+    throw invalidModel(`"${model.id}" accepts audio but has no transcriptions deployment (a deployment with "api": "transcriptions" on an openai provider, in \`models[].deployments\` of the gateway config).${audioModelIds(catalog)}`);
   }
   return { model, deployments, auto: false };
 }
