@@ -5,7 +5,7 @@ import type { JsonObject, JsonValue } from '../../chunks.js';
 import { ASSISTANT_BLOCKS, assistantBlock } from './validate-assistant-blocks.js';
 import {
   arr, bool, cacheControl, fields, jsonBytes, kind, obj, oneOf, rejectUnknown, shorten, str, typedObject, type Scan,
-} from './validate-util.js';
+} from '../../validate/checks.js';
 
 export type Role = 'user' | 'assistant' | 'system';
 

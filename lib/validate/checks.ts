@@ -1,8 +1,8 @@
 // Small checks shared by the Messages validators: type guards that throw a 400 naming the exact
 // path (`messages[3].content[0].type`), the unknown-field check, cache_control, and the running
 // tally (`Scan`) the validators fill while they walk the body once.
-import { invalid } from '../../errors.js';
-import type { JsonObject, JsonValue } from '../../chunks.js';
+import { invalid } from '../errors.js';
+import type { JsonObject, JsonValue } from '../chunks.js';
 
 /** State collected during the single walk over a request body. */
 export interface Scan {
