@@ -1,46 +1,12 @@
-// Small checks shared by the Messages validators: type guards that throw a 400 naming the exact
-// path (`messages[3].content[0].type`), the unknown-field check, cache_control, and the running
-// tally (`Scan`) the validators fill while they walk the body once.
+// Small checks shared by every client-request validator (Messages, Chat Completions, Responses):
+// type guards that throw a 400 naming the exact path (`messages[3].content[0].type`), the
+// unknown-field check and the JSON size estimate. Dialect-specific checks stay in the dialect.
 import { invalid } from '../errors.js';
 import type { JsonObject, JsonValue } from '../chunks.js';
 
-/** State collected during the single walk over a request body. */
-export interface Scan {
-  readonly betas: ReadonlySet<string>;
-  /** names of the request's tools (custom, and hosted ones that carry a `name`) → path of the definition */
-  readonly toolNames: Map<string, string>;
-  /** `tool_use` ids of assistant messages seen so far */
-  readonly toolUseIds: Set<string>;
-  /** `server_tool_use` / `mcp_tool_use` ids of assistant messages seen so far */
-  readonly serverToolUseIds: Set<string>;
-  /** `thinking.type` as validated (`undefined` when omitted) */
-  thinkingType: string | undefined;
-  /** UTF-8 bytes of the text-bearing JSON (image data excluded) */
-  bytes: number;
-  images: number;
-  /** an assistant `thinking` / `redacted_thinking` block is replayed */
-  signedThinking: boolean;
-  /** some `output_config.effort` (top level or per turn) was given */
-  effort: boolean;
-}
+import { isObject } from '../json/values.js';
 
-export function newScan(betas: readonly string[]): Scan {
-  return {
-    betas: new Set(betas),
-    toolNames: new Map(),
-    toolUseIds: new Set(),
-    serverToolUseIds: new Set(),
-    thinkingType: undefined,
-    bytes: 0,
-    images: 0,
-    signedThinking: false,
-    effort: false,
-  };
-}
-
-export function isObject(v: JsonValue | undefined): v is JsonObject {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
+export { isObject };
 
 /** How a value is named in messages: `a string`, `null`, `the number 1.5`. */
 export function kind(v: JsonValue | undefined): string {
@@ -132,25 +98,6 @@ export function oneOf<T extends string>(v: JsonValue | undefined, path: string, 
   const list = values.map((x) => `"${x}"`).join(', ');
   const got = typeof v === 'string' ? `"${shorten(v)}"` : kind(v);
   throw invalid(path, v === undefined ? `required field is missing; one of ${list}` : `must be one of ${list}, got ${got}`);
-}
-
-const CACHE_CONTROL = fields('type', 'ttl', 'scope');
-
-/** `{type: "ephemeral", ttl?: "5m" | "1h", scope?: "global"}`; an absent or null value is accepted. */
-export function cacheControl(v: JsonValue | undefined, path: string): void {
-  if (v === undefined || v === null) return;
-  const o = obj(v, path);
-  rejectUnknown(o, CACHE_CONTROL, path);
-  oneOf(o.type, `${path}.type`, ['ephemeral']);
-  if (o.ttl !== undefined) oneOf(o.ttl, `${path}.ttl`, ['5m', '1h']);
-  if (o.scope !== undefined) oneOf(o.scope, `${path}.scope`, ['global']);
-}
-
-/** An open JSON object that must carry a non-empty string `type` (citations, safeguards). */
-export function typedObject(v: JsonValue | undefined, path: string): JsonObject {
-  const o = obj(v, path);
-  str(o.type, `${path}.type`, 1);
-  return o;
 }
 
 /**

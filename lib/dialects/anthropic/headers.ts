@@ -1,7 +1,7 @@
 // Header and query rules of `POST /v1/messages` and `/v1/messages/count_tokens`, checked on Node's
 // raw header list so duplicated singleton headers are seen (req.headers joins or drops them).
 import { GatewayError } from '../../errors.js';
-import { shorten } from '../../validate/checks.js';
+import { shorten } from './validate-util.js';
 
 export const BASE_VERSION = '2023-06-01';
 

@@ -3,7 +3,7 @@
 // the block type and the ids that tie a result to its call are checked.
 import { invalid } from '../../errors.js';
 import type { JsonObject } from '../../chunks.js';
-import { bool, cacheControl, fields, obj, rejectUnknown, required, shorten, str, typedObject, type Scan } from '../../validate/checks.js';
+import { bool, cacheControl, fields, obj, rejectUnknown, required, shorten, str, typedObject, type Scan } from './validate-util.js';
 
 /** Server-tool result block types accepted in assistant history (spec: advisor, code execution, MCP,
  * text editor, tool search, web fetch and web search results). */

@@ -5,7 +5,7 @@ import type { JsonObject, JsonValue } from '../../chunks.js';
 import { ASSISTANT_BLOCKS, assistantBlock } from './validate-assistant-blocks.js';
 import {
   arr, bool, cacheControl, fields, jsonBytes, kind, obj, oneOf, rejectUnknown, shorten, str, typedObject, type Scan,
-} from '../../validate/checks.js';
+} from './validate-util.js';
 
 export type Role = 'user' | 'assistant' | 'system';
 

@@ -3,7 +3,7 @@
 import { capabilityRejected, invalid } from '../../errors.js';
 import type { JsonObject, JsonValue } from '../../chunks.js';
 import { BETA, requireBeta } from './betas.js';
-import { arr, fields, isObject, kind, obj, rejectUnknown, shorten, str, typedObject, type Scan } from '../../validate/checks.js';
+import { arr, fields, isObject, kind, obj, rejectUnknown, shorten, str, typedObject, type Scan } from './validate-util.js';
 
 const METADATA = fields('user_id');
 const DIAGNOSTICS = fields('previous_message_id');

@@ -3,7 +3,7 @@
 // hosted definition are preserved as open JSON.
 import { capabilityRejected } from '../../errors.js';
 import type { JsonObject } from '../../chunks.js';
-import { cacheControl, int, shorten, str } from '../../validate/checks.js';
+import { cacheControl, int, shorten, str } from './validate-util.js';
 
 export type HostedFamily = 'web_search' | 'web_fetch' | 'code_execution' | 'tool_search' | 'advisor';
 

@@ -3,7 +3,7 @@ import { invalid } from '../../errors.js';
 import type { JsonValue } from '../../chunks.js';
 import { validateContent } from './validate-blocks.js';
 import { validateTurnOutputConfig } from './validate-thinking.js';
-import { arr, fields, obj, oneOf, rejectUnknown, type Scan } from '../../validate/checks.js';
+import { arr, fields, obj, oneOf, rejectUnknown, type Scan } from './validate-util.js';
 
 export const MAX_MESSAGES = 100_000;
 const ROLES = ['user', 'assistant', 'system'] as const;

@@ -3,7 +3,7 @@
 import { invalid } from '../../errors.js';
 import type { JsonValue } from '../../chunks.js';
 import { BETA, requireBeta } from './betas.js';
-import { bool, fields, int, obj, oneOf, rejectUnknown, str, jsonBytes, type Scan } from '../../validate/checks.js';
+import { bool, fields, int, obj, oneOf, rejectUnknown, str, jsonBytes, type Scan } from './validate-util.js';
 
 export const EFFORTS = ['low', 'medium', 'high', 'xhigh', 'max', 'minimal'] as const;
 export const MIN_THINKING_BUDGET = 1024;

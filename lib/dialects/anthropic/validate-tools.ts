@@ -7,7 +7,7 @@ import {
 } from './validate-hosted-tools.js';
 import {
   arr, bool, cacheControl, fields, jsonBytes, obj, oneOf, rejectUnknown, shorten, str, type Scan,
-} from '../../validate/checks.js';
+} from './validate-util.js';
 
 const CUSTOM_TOOL = fields(
   'type', 'name', 'description', 'input_schema', 'strict', 'cache_control', 'defer_loading', 'eager_input_streaming',

@@ -16,7 +16,7 @@ import { checkForcedToolUse, validateOutputConfig, validateThinking } from './va
 import { validateToolChoice, validateTools } from './validate-tools.js';
 import {
   arr, bool, cacheControl, fields, int, isObject, kind, newScan, num, oneOf, rejectUnknown, str,
-} from '../../validate/checks.js';
+} from './validate-util.js';
 
 export interface ValidateOptions extends HostedToolOptions {
   /** beta ids of the request (`anthropic-beta`): they unlock gated body fields */
