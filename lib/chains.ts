@@ -2,9 +2,7 @@
 // route, reserve credits, dispatch, provider-SSE decode, integrity check, re-encode, settle.
 import type { Config } from './config.js';
 import { Chain } from './pipeline.js';
-import { validateMessagesRequest } from './dialects/anthropic/validate.js';
-import { validateChatRequest } from './dialects/openai-chat/validate.js';
-import { validateResponsesRequest } from './dialects/openai-responses/client-validate.js';
+import { dialects, type Dialect, type ValidateOptions } from './dialects/index.js';
 import { parseBody } from '../stages/parse-body.js';
 import { validate, type Validator } from '../stages/validate.js';
 import { route } from '../stages/route.js';
@@ -19,10 +17,14 @@ import { countTokensUnavailable } from '../stages/count-tokens.js';
 import type { CanonicalEvent, CanonicalRequest, RawBody } from './chunks.js';
 import type { StageFactory } from './stage.js';
 
-const messagesValidator =
-  (countTokens: boolean): Validator =>
-  (raw, ctx) =>
-    validateMessagesRequest(raw.value, ctx.anthropic!, { betas: ctx.anthropic!.betas, countTokens });
+/** The client dialect's request validator, from the registry. */
+function dialectValidator(dialect: Dialect, opts?: ValidateOptions): Validator {
+  const check = dialect.validate;
+  if (check === undefined) throw new Error(`the ${dialect.name} dialect has no JSON request validator`);
+  return (raw, ctx) => check(raw.value, ctx, opts);
+}
+
+const messagesValidator = (countTokens: boolean): Validator => dialectValidator(dialects.anthropic, { countTokens });
 
 /** The generation part shared by every text endpoint: from the validated request to the client's bytes. */
 export function generationChain(config: Config, validator: StageFactory<RawBody, CanonicalRequest>): Chain<Buffer, string> {
@@ -43,11 +45,11 @@ export function buildMessagesChain(config: Config): Chain<Buffer, string> {
 }
 
 export function buildChatChain(config: Config): Chain<Buffer, string> {
-  return generationChain(config, validate((raw) => validateChatRequest(raw.value, { defaultEffortOnAuto: true })));
+  return generationChain(config, validate(dialectValidator(dialects['openai-chat'])));
 }
 
 export function buildResponsesChain(config: Config): Chain<Buffer, string> {
-  return generationChain(config, validate((raw) => validateResponsesRequest(raw.value, { defaultEffortOnAuto: true })));
+  return generationChain(config, validate(dialectValidator(dialects['openai-responses'])));
 }
 
 export function buildCountTokensChain(config: Config): Chain<Buffer, string> {

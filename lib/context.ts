@@ -6,7 +6,7 @@ import type { Config } from './config.js';
 import type { DialectName, RoutedRequest, Usage } from './chunks.js';
 import type { KeyRecord, Reservation } from './store/types.js';
 import type { Services } from './services.js';
-import type { MessagesHeaderInfo } from './dialects/anthropic/headers.js';
+import type { MessagesHeaderInfo } from './dialects/index.js';
 import type { UpstreamTiming } from './request-log.js';
 
 /** The request id a client sees: the `request-id` header (the upstream's id when it differs), else ours. */

@@ -16,19 +16,28 @@ export * from '../stages/index.js';
 export { offlineContext, eventToJson, type OfflineContextOptions } from './offline-context.js';
 export type { RequestContext, EndpointName } from './context.js';
 
-// the dialects: upstream decoders, client encoders, upstream request encoders, error envelopes
-export { upstreamDecoders, upstreamDialect, type UpstreamDecoder, type UpstreamDecoderFactory } from './dialects/decoders.js';
+// the dialects: one registry (a Dialect per wire API) and the per-part lookups the stages use
 export {
+  dialects,
+  dialectFor,
+  DIALECT_NAMES,
+  upstreamDecoders,
+  upstreamDialect,
   sseEncoders,
   jsonEncoders,
+  encodeUpstreamRequest,
+  renderError,
+  type Dialect,
+  type UpstreamDecoder,
+  type UpstreamDecoderFactory,
   type SseEncoder,
   type SseEncoderFactory,
   type SseEncoderOptions,
   type JsonEncoderFactory,
   type JsonEncodeOptions,
-} from './dialects/encoders.js';
-export { encodeUpstreamRequest, type EncodedCall } from './dialects/requests.js';
-export { renderError, type RenderedError } from './dialects/errors.js';
+  type EncodedCall,
+  type RenderedError,
+} from './dialects/index.js';
 
 // the values that move through a chain
 export type {

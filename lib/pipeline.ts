@@ -10,7 +10,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { publicRequestId, type RequestContext } from './context.js';
 import { GatewayError } from './errors.js';
-import { renderError } from './dialects/errors.js';
+import { renderError } from './dialects/index.js';
 import { fuseStages, type Stage, type StageFactory } from './stage.js';
 import { ChunkReader, ResponseSink } from './request-io.js';
 import { lingerOnClose } from './linger.js';

@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import type { RequestContext } from './context.js';
+import { dialects } from './dialects/index.js';
 import { GatewayError } from './errors.js';
 import { matchEndpoint, type Endpoint } from './endpoints.js';
 import { runPipeline, writeError } from './pipeline.js';
@@ -72,8 +73,7 @@ function buildContext(req: IncomingMessage, endpoint: Endpoint, target: { pathna
     keepalive: null,
     anthropic: null,
   };
-  if (ctx.dialect === 'anthropic') ctx.response.headers['request-id'] = reqId;
-  else ctx.response.headers['x-request-id'] = reqId;
+  ctx.response.headers[dialects[ctx.dialect].requestId.header] = reqId;
   return ctx;
 }
 

@@ -3,9 +3,7 @@
 // the usage settled and the answer encoded.
 import type { Config } from './config.js';
 import { Chain } from './pipeline.js';
-import { AUDIO_EXTENSIONS } from './dialects/openai-transcriptions/duration.js';
-import { checkField } from './dialects/openai-transcriptions/fields.js';
-import { WavScanner, type WavInfo } from './dialects/openai-transcriptions/wav.js';
+import { AUDIO_EXTENSIONS, checkField, WavScanner, type WavInfo } from './dialects/index.js';
 import { parseMultipart, type ByteProbe } from '../stages/parse-multipart.js';
 import { encodeTranscriptionResponse, reserveTranscription, routeTranscription, settleTranscription } from '../stages/transcribe.js';
 import { dispatchTranscription } from '../stages/transcribe-dispatch.js';

@@ -6,7 +6,7 @@ import type { Deployment, RoutedRequest } from '../lib/chunks.js';
 import type { RequestContext } from '../lib/context.js';
 import { GatewayError } from '../lib/errors.js';
 import { errorCode, finalUpstreamError, header, isRetryableStatus, transportFailure, upstreamError, type Failure } from '../lib/providers/failover.js';
-import { encodeUpstreamRequest, canEncode } from '../lib/dialects/requests.js';
+import { dialects, encodeUpstreamRequest, canEncode } from '../lib/dialects/index.js';
 import type { Stage, StageFactory } from '../lib/stage.js';
 
 const MAX_ERROR_BODY = 64 * 1024;
@@ -26,8 +26,9 @@ async function readLimited(body: AsyncIterable<Buffer>): Promise<string> {
  * in `request-id`, and the gateway's own id in `x-gateway-request-id`.
  */
 function showUpstreamId(ctx: RequestContext, protocol: Deployment['protocol'], requestId: string | undefined): void {
-  if (requestId !== undefined && ctx.dialect === 'anthropic' && protocol === 'anthropic' && requestId !== ctx.reqId) {
-    ctx.response.headers['request-id'] = requestId;
+  const rule = dialects[ctx.dialect].requestId;
+  if (requestId !== undefined && rule.upstreamProtocol === protocol && requestId !== ctx.reqId) {
+    ctx.response.headers[rule.header] = requestId;
     ctx.response.headers['x-gateway-request-id'] = ctx.reqId;
   }
 }

@@ -2,7 +2,7 @@
 // non-streaming JSON encoder from the request's `stream` field (never from `Accept`), and sets the
 // matching response headers before the first byte.
 import type { CanonicalEvent } from '../lib/chunks.js';
-import { jsonEncoders } from '../lib/dialects/encoders.js';
+import { jsonEncoders } from '../lib/dialects/index.js';
 import { GatewayError } from '../lib/errors.js';
 import type { Stage, StageFactory } from '../lib/stage.js';
 import { sseEncode } from './sse-encode.js';

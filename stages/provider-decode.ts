@@ -1,9 +1,9 @@
-// UpstreamMessage → CanonicalEvent with the upstream dialect's decoder (lib/dialects/decoders.ts).
+// UpstreamMessage → CanonicalEvent with the upstream dialect's decoder (the registry, lib/dialects/index.ts).
 // The dialect is resolved once, on the first message: by default from the provider that answered
 // (`ctx.provider`, set by dispatch), or from the `dialect` option (offline replay, tests).
 import type { CanonicalEvent, DialectName, UpstreamMessage } from '../lib/chunks.js';
 import type { RequestContext } from '../lib/context.js';
-import { upstreamDecoders, upstreamDialect, type UpstreamDecoder } from '../lib/dialects/decoders.js';
+import { upstreamDecoders, upstreamDialect, type UpstreamDecoder } from '../lib/dialects/index.js';
 import { GatewayError } from '../lib/errors.js';
 import type { Stage } from '../lib/stage.js';
 

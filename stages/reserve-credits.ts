@@ -9,54 +9,16 @@ import { GatewayError } from '../lib/errors.js';
 import { estimateUnits, tokenEstimate } from '../lib/pricing.js';
 import type { RateDecision } from '../lib/rate-limit.js';
 import type { Stage, StageFactory } from '../lib/stage.js';
+import { rateLimitHeaderNames, type RateLimitHeaderNames } from '../lib/dialects/index.js';
 
-interface HeaderNames {
-  requestsLimit: string;
-  requestsRemaining: string;
-  requestsReset: string;
-  tokensLimit: string;
-  tokensRemaining: string;
-  tokensReset: string;
-  /** how a reset is written: an RFC 3339 instant, or a duration like `12s` / `1m0s` */
-  reset: 'instant' | 'duration';
-}
-
-const ANTHROPIC: HeaderNames = {
-  requestsLimit: 'anthropic-ratelimit-requests-limit',
-  requestsRemaining: 'anthropic-ratelimit-requests-remaining',
-  requestsReset: 'anthropic-ratelimit-requests-reset',
-  tokensLimit: 'anthropic-ratelimit-tokens-limit',
-  tokensRemaining: 'anthropic-ratelimit-tokens-remaining',
-  tokensReset: 'anthropic-ratelimit-tokens-reset',
-  reset: 'instant',
-};
-
-const OPENAI: HeaderNames = {
-  requestsLimit: 'x-ratelimit-limit-requests',
-  requestsRemaining: 'x-ratelimit-remaining-requests',
-  requestsReset: 'x-ratelimit-reset-requests',
-  tokensLimit: 'x-ratelimit-limit-tokens',
-  tokensRemaining: 'x-ratelimit-remaining-tokens',
-  tokensReset: 'x-ratelimit-reset-tokens',
-  reset: 'duration',
-};
-
-/** The one place rate-limit header names are decided, per client dialect. */
-export const RATE_LIMIT_HEADERS = {
-  anthropic: ANTHROPIC,
-  'openai-chat': OPENAI,
-  'openai-responses': OPENAI,
-  'openai-transcriptions': OPENAI,
-} as const satisfies Record<DialectName, HeaderNames>;
-
-function formatReset(seconds: number, style: HeaderNames['reset'], now: number): string {
+function formatReset(seconds: number, style: RateLimitHeaderNames['reset'], now: number): string {
   if (style === 'instant') return new Date(now + seconds * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
   return seconds >= 60 ? `${Math.floor(seconds / 60)}m${seconds % 60}s` : `${seconds}s`;
 }
 
 /** A decision's limit headers in the dialect's names (none for an unlimited key). */
 export function rateLimitHeaders(dialect: DialectName, d: RateDecision, now = Date.now()): Record<string, string> {
-  const names = RATE_LIMIT_HEADERS[dialect];
+  const names = rateLimitHeaderNames[dialect]; // the client dialect's names (lib/dialects/<d>/index.ts)
   const out: Record<string, string> = {};
   if (d.limit !== null && d.remaining !== null && d.resetSeconds !== null) {
     out[names.requestsLimit] = String(d.limit);

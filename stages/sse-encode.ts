@@ -1,9 +1,9 @@
-// CanonicalEvent → SSE text in the client's dialect (lib/dialects/encoders.ts). The encoder is built
+// CanonicalEvent → SSE text in the client's dialect (the registry, lib/dialects/index.ts). The encoder is built
 // on the first event (or failure) for `ctx.dialect` unless the `dialect` option names one, and sets
 // `ctx.keepalive` to that dialect's keep-alive frame. `fail` gives the terminal in-band error frame.
 import type { CanonicalEvent, DialectName } from '../lib/chunks.js';
 import { publicRequestId, type RequestContext } from '../lib/context.js';
-import { sseEncoders, type SseEncoder } from '../lib/dialects/encoders.js';
+import { sseEncoders, type SseEncoder } from '../lib/dialects/index.js';
 import { GatewayError } from '../lib/errors.js';
 import type { Stage } from '../lib/stage.js';
 

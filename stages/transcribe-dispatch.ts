@@ -15,10 +15,10 @@ import { GatewayError } from '../lib/errors.js';
 import { errorCode, finalUpstreamError, header, isRetryableStatus, transportFailure, upstreamError, type Failure } from '../lib/providers/failover.js';
 import { priceOf } from '../lib/pricing.js';
 import type { Stage, StageFactory } from '../lib/stage.js';
-import { estimatedTokens } from '../lib/dialects/openai-transcriptions/billing.js';
-import { AUDIO_MIME, isAudioExtension, type AudioExtension } from '../lib/dialects/openai-transcriptions/duration.js';
-import type { TranscriptionFields } from '../lib/dialects/openai-transcriptions/fields.js';
-import { multipartBody, parseUpstreamTranscript, type UpstreamTranscript } from '../lib/dialects/openai-transcriptions/upstream.js';
+import {
+  AUDIO_MIME, estimatedTokens, isAudioExtension, multipartBody, parseUpstreamTranscript,
+  type AudioExtension, type TranscriptionFields, type UpstreamTranscript,
+} from '../lib/dialects/index.js';
 import type { TranscriptionJob, TranscriptionResult } from './transcribe.js';
 
 const MAX_ERROR_BODY = 64 * 1024;

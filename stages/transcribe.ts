@@ -14,12 +14,10 @@ import type { RequestContext } from '../lib/context.js';
 import { GatewayError } from '../lib/errors.js';
 import { unitsToUsd } from '../lib/pricing.js';
 import type { Stage, StageFactory } from '../lib/stage.js';
-import { reservationTokenBounds } from '../lib/dialects/openai-transcriptions/billing.js';
-import { audioDuration, isAudioExtension, type AudioDuration } from '../lib/dialects/openai-transcriptions/duration.js';
-import { encodeTranscription } from '../lib/dialects/openai-transcriptions/encode.js';
-import { parseTranscriptionFields, type TranscriptionFields } from '../lib/dialects/openai-transcriptions/fields.js';
-import { resolveTranscriptionModel } from '../lib/dialects/openai-transcriptions/model.js';
-import type { WavInfo } from '../lib/dialects/openai-transcriptions/wav.js';
+import {
+  audioDuration, encodeTranscription, isAudioExtension, parseTranscriptionFields, reservationTokenBounds, resolveTranscriptionModel,
+  type AudioDuration, type TranscriptionFields, type WavInfo,
+} from '../lib/dialects/index.js';
 import type { Upload } from './parse-multipart.js';
 import { reserveCredits } from './reserve-credits.js';
 import { costOfUsage, settle } from './settle.js';

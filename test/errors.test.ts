@@ -1,7 +1,7 @@
 // Every error code maps in every dialect: a status, and a well-formed envelope.
 import t from 'tap';
 import { ERROR_CODES, GatewayError, statusOf } from '../lib/errors.js';
-import { renderError } from '../lib/dialects/errors.js';
+import { renderError } from '../lib/dialects/index.js';
 import type { DialectName } from '../lib/chunks.js';
 
 const ANTHROPIC_TYPES = new Set([

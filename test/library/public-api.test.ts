@@ -14,6 +14,9 @@ const TOOL_USE = fixture('upstream', 'anthropic', 'tool-use-parallel.sse');
 /** What the package exports at run time; types are checked by this file compiling at all. */
 const EXPORTED = [
   'Chain',
+  'DIALECT_NAMES',
+  'dialects',
+  'dialectFor',
   'ERROR_CODES',
   'GatewayError',
   'chain',

@@ -2,8 +2,8 @@
 // client sent it, with only the model name, a capped max_tokens and a reconciled thinking budget
 // replaced. Betas are forwarded in order.
 import type { Deployment, JsonObject, RoutedRequest } from '../../chunks.js';
-import type { EncodedCall } from '../requests.js';
-import { withoutResponsesThinking } from '../openai-responses/reasoning-state.js';
+import type { EncodedCall } from '../dialect.js';
+import { withoutResponsesThinking } from '../../translate/reasoning-state.js';
 import { spliceTopLevel, type RawJson } from '../../json/splice.js';
 
 export function anthropicNative(routed: RoutedRequest, deployment: Deployment): EncodedCall {

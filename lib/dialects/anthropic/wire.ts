@@ -2,9 +2,9 @@
 // usage and stop-reason tables in both directions, canonical block ⇄ wire block, and the
 // provider-private envelope keys that never reach a client. Used by the decoders and both encoders.
 import type { CanonicalBlock, JsonObject, JsonValue, NativeFrame, StopReason, Usage } from '../../chunks.js';
-import { integrityError, isObject } from '../upstream-json.js';
+import { integrityError, isObject } from '../../json/upstream.js';
 
-export { integrityError, isObject, parseObject } from '../upstream-json.js';
+export { integrityError, isObject, parseObject } from '../../json/upstream.js';
 
 export function objectField(obj: JsonObject, key: string, where: string): JsonObject {
   const value = obj[key];

@@ -9,8 +9,8 @@ import type { CanonicalEvent, CanonicalEventType, JsonObject, StopReason, Usage 
 import { emptyUsage } from '../../chunks.js';
 import type { RequestContext } from '../../context.js';
 import type { Stage } from '../../stage.js';
-import type { JsonEncodeOptions } from '../encoders.js';
-import { redactedDetail, thinkingDetail, type ReasoningDetail } from '../reasoning-details.js';
+import type { JsonEncodeOptions } from '../dialect.js';
+import { redactedDetail, thinkingDetail, type ReasoningDetail } from '../../translate/reasoning-details.js';
 import { chatGateway, chatUsage, excludeReasoning, finishReason, mergeUsage, servedModel, toolArguments } from './client.js';
 import { integrityError } from './wire.js';
 

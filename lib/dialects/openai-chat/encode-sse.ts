@@ -18,8 +18,8 @@ import type { CanonicalBlock, CanonicalEvent, CanonicalEventType, JsonObject, St
 import { emptyUsage } from '../../chunks.js';
 import type { RequestContext } from '../../context.js';
 import type { GatewayError } from '../../errors.js';
-import { openAiError } from '../openai/errors.js';
-import { redactedDetail, thinkingDetail } from '../reasoning-details.js';
+import { openAiError } from '../../openai/errors.js';
+import { redactedDetail, thinkingDetail } from '../../translate/reasoning-details.js';
 import { chatGateway, chatUsage, excludeReasoning, finishReason, mergeUsage, servedModel, toolArguments } from './client.js';
 
 export const CHAT_KEEPALIVE = ': keep-alive\n\n';

@@ -15,7 +15,7 @@
 // - An in-band `{error}` chunk becomes an `error` event.
 // Each event keeps its chunk as `native` (dialect 'openai-chat', event 'chunk' or 'done').
 import { emptyUsage, type CanonicalEvent, type JsonObject, type NativeFrame, type StopReason, type Usage } from '../../chunks.js';
-import type { UpstreamDecoder } from '../decoders.js';
+import type { UpstreamDecoder } from '../dialect.js';
 import { decodeChatCompletion } from './message.js';
 import { chatFrame, errorFromWire, finishFromWire, indexOf, integrityError, isObject, optionalString, parseObject, usageFromWire } from './wire.js';
 

@@ -16,7 +16,7 @@
 //   the messages that carry them; other messages are not copied.
 import { copyWith } from '../../json/copy-with.js';
 import type { Deployment, JsonObject, JsonValue, RoutedRequest } from '../../chunks.js';
-import type { UpstreamCall } from '../requests.js';
+import type { UpstreamCall } from '../dialect.js';
 import { chatReasoning } from './validate.js';
 
 const DROPPED = [

@@ -3,8 +3,8 @@
 // no copy; the walk also tallies what routing and reservations need (text bytes, images, audio).
 import type { JsonObject, JsonValue } from '../../chunks.js';
 import { invalid } from '../../errors.js';
-import { detailToAnthropicBlock, ANTHROPIC_REASONING_FORMAT } from '../reasoning-details.js';
-import { arr, fields, jsonBytes, kind, obj, oneOf, rejectUnknown, shorten, str } from '../anthropic/validate-util.js';
+import { detailToAnthropicBlock, ANTHROPIC_REASONING_FORMAT } from '../../translate/reasoning-details.js';
+import { arr, fields, jsonBytes, kind, obj, oneOf, rejectUnknown, shorten, str } from '../../validate/checks.js';
 import { given } from './validate-params.js';
 
 /** What the walk over the request collects. */

@@ -2,17 +2,16 @@
 // rejects (`unsupported_parameter`), sampling ranges, the accepted-and-ignored parameters (type
 // checked only), `metadata` with its `call_name` label, and `reasoning` / `reasoning_effort`.
 // An explicit `null` on an optional parameter means "not given", as OpenAI's API treats it.
-import type { JsonObject, JsonValue } from '../../chunks.js';
+import type { JsonObject } from '../../chunks.js';
 import { GatewayError, invalid } from '../../errors.js';
-import { arr, bool, int, isObject, kind, num, obj, oneOf, rejectUnknown, fields, shorten, str } from '../anthropic/validate-util.js';
+import { arr, bool, int, isObject, num, obj, oneOf, rejectUnknown, fields, str } from '../../validate/checks.js';
+import { given } from '../../openai/params.js';
+
+// shared with the Responses validator (lib/openai/params.ts), re-exported for this dialect's files
+export { given, validateMetadata } from '../../openai/params.js';
 
 export const EFFORTS = ['xhigh', 'high', 'medium', 'low', 'minimal', 'none'] as const;
 export type ChatEffort = (typeof EFFORTS)[number];
-
-/** true when the optional parameter was given (null counts as omitted) */
-export function given(v: JsonValue | undefined): v is Exclude<JsonValue, null> {
-  return v !== undefined && v !== null;
-}
 
 function unsupported(param: string, message: string): GatewayError {
   return new GatewayError('GW_ERR_PARAM_UNSUPPORTED', `${param}: ${message}`, { param });
@@ -65,39 +64,6 @@ export function validateIgnored(body: JsonObject): void {
     if (given(body[key])) str(body[key], key);
   }
   if (given(body.verbosity)) oneOf(body.verbosity, 'verbosity', ['low', 'medium', 'high']);
-}
-
-const MAX_METADATA_PAIRS = 16;
-const MAX_METADATA_KEY = 64;
-const MAX_METADATA_VALUE = 512;
-const MAX_CALL_NAME = 64;
-
-/** `metadata`: up to 16 string pairs; returns the `call_name` label when given. */
-export function validateMetadata(v: JsonValue): string | undefined {
-  const metadata = obj(v, 'metadata');
-  let callName: string | undefined;
-  let pairs = 0;
-  for (const key in metadata) {
-    const value = metadata[key] as JsonValue;
-    if (++pairs > MAX_METADATA_PAIRS) throw invalid('metadata', `must hold at most ${MAX_METADATA_PAIRS} key-value pairs`);
-    if (key === 'call_name') {
-      callName = validateCallName(value);
-      continue;
-    }
-    if (key.length > MAX_METADATA_KEY) throw invalid('metadata', `key "${shorten(key)}" is longer than ${MAX_METADATA_KEY} characters`);
-    if (key.length === 0) throw invalid('metadata', 'keys must be non-empty');
-    str(value, `metadata.${key}`, 0, MAX_METADATA_VALUE);
-  }
-  return callName;
-}
-
-function validateCallName(v: JsonValue): string {
-  if (typeof v === 'string' && v.trim() !== '' && v.length <= MAX_CALL_NAME) return v;
-  const problem =
-    typeof v !== 'string' ? `must be a string, got ${kind(v)}`
-    : v.trim() === '' ? 'must not be empty or whitespace only'
-    : `must be at most ${MAX_CALL_NAME} characters, got ${v.length}`;
-  throw new GatewayError('GW_ERR_CALL_NAME_INVALID', `metadata.call_name: ${problem}`, { param: 'metadata.call_name' });
 }
 
 /** Reasoning settings after normalisation (`reasoning` wins over `reasoning_effort`). */

@@ -2,7 +2,7 @@
 // `parameters` and `json_schema.schema` are open JSON Schema objects, kept as sent.
 import type { JsonObject, JsonValue } from '../../chunks.js';
 import { invalid } from '../../errors.js';
-import { arr, bool, fields, jsonBytes, kind, obj, oneOf, rejectUnknown, shorten, str } from '../anthropic/validate-util.js';
+import { arr, bool, fields, jsonBytes, kind, obj, oneOf, rejectUnknown, shorten, str } from '../../validate/checks.js';
 import type { ChatScan } from './validate-messages.js';
 import { given } from './validate-params.js';
 

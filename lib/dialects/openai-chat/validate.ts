@@ -6,7 +6,7 @@
 // The result is the CanonicalRequest whose `body` is the input object itself.
 import type { CanonicalRequest, JsonObject, JsonValue, RequestNeeds } from '../../chunks.js';
 import { invalid } from '../../errors.js';
-import { bool, int, isObject, kind, shorten, str } from '../anthropic/validate-util.js';
+import { bool, int, isObject, kind, shorten, str } from '../../validate/checks.js';
 import { newChatScan, validateMessages } from './validate-messages.js';
 import {
   given, normalise, rejectUnsupported, validateIgnored, validateMetadata, validateReasoning, validateSampling,

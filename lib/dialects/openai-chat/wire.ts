@@ -3,9 +3,9 @@
 // Used by the stream decoder (events.ts) and the non-streaming decoder (message.ts).
 import type { JsonObject, JsonValue, NativeFrame, StopReason, Usage } from '../../chunks.js';
 import { GatewayError, type ErrorCode } from '../../errors.js';
-import { integrityError, isObject } from '../upstream-json.js';
+import { integrityError, isObject } from '../../json/upstream.js';
 
-export { integrityError, isObject, parseObject, optionalString } from '../upstream-json.js';
+export { integrityError, isObject, parseObject, optionalString } from '../../json/upstream.js';
 
 export function chatFrame(event: string, data: string, parsed: JsonObject): NativeFrame {
   return { dialect: 'openai-chat', event, data, parsed };

@@ -16,10 +16,10 @@
 // - opaque block from a Responses upstream (hosted tool calls, custom_tool_call, shell_call, …) →
 //   that item as the provider sent it (output_item.added + done); other opaque blocks are dropped.
 import type { CanonicalBlock, JsonObject, NativeFrame } from '../../chunks.js';
-import { toolArguments } from '../openai-chat/client.js';
+import { toolArguments } from '../../openai/client.js';
 import { encodeAnthropicThinking, summaryOf } from './client-state.js';
 import type { ResponsesFacts } from './client-validate.js';
-import { decodeReasoningSignature, isResponsesSignature, reasoningInputItem } from './reasoning-state.js';
+import { decodeReasoningSignature, isResponsesSignature, reasoningInputItem } from '../../translate/reasoning-state.js';
 
 type Block =
   | { kind: 'message'; out: number; id: string; text: string }

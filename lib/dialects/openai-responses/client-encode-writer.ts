@@ -7,8 +7,8 @@ import type { RequestContext } from '../../context.js';
 import type { GatewayError } from '../../errors.js';
 import { unitsToUsd } from '../../pricing.js';
 import { costOfUsage } from '../../../stages/settle.js';
-import { openAiError } from '../openai/errors.js';
-import { chatGateway, mergeUsage } from '../openai-chat/client.js';
+import { openAiError } from '../../openai/errors.js';
+import { chatGateway, mergeUsage } from '../../openai/client.js';
 import { OutputItems } from './client-encode-items.js';
 import { responsesFacts, type ResponsesFacts } from './client-validate.js';
 

@@ -16,13 +16,13 @@
 import type { CanonicalEvent } from '../../chunks.js';
 import type { GatewayError } from '../../errors.js';
 import type { Stage } from '../../stage.js';
-import type { JsonEncodeOptions, SseEncoderOptions } from '../encoders.js';
-import { integrityError } from '../openai-chat/wire.js';
+import type { JsonEncodeOptions, SseEncoderOptions } from '../dialect.js';
+import { integrityError } from '../../json/upstream.js';
 import { ResponseWriter } from './client-encode-writer.js';
 
 export const RESPONSES_KEEPALIVE = ': keep-alive\n\n';
 
-/** The streaming encoder (lib/dialects/encoders.ts `sseEncoders['openai-responses']`). */
+/** The streaming encoder (`sseEncoder` of the dialect, ./index.ts). */
 export class ResponsesSseEncoder {
   readonly keepalive = RESPONSES_KEEPALIVE;
   private readonly writer: ResponseWriter;
@@ -44,7 +44,7 @@ export class ResponsesSseEncoder {
   }
 }
 
-/** The non-streaming encoder (lib/dialects/encoders.ts `jsonEncoders['openai-responses']`). */
+/** The non-streaming encoder (`jsonEncoder` of the dialect, ./index.ts). */
 export function responsesJsonEncode(_opts: JsonEncodeOptions = {}): Stage<CanonicalEvent, string> {
   let writer: ResponseWriter | undefined;
   return {

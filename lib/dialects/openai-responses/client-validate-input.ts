@@ -3,8 +3,8 @@
 // reads; other fields clients echo back are kept. Part of client-validate.ts.
 import type { JsonObject, JsonValue } from '../../chunks.js';
 import { GatewayError, invalid } from '../../errors.js';
-import { arr, isObject, jsonBytes, kind, obj, oneOf, shorten, str } from '../anthropic/validate-util.js';
-import { given } from '../openai-chat/validate-params.js';
+import { arr, isObject, jsonBytes, kind, obj, oneOf, shorten, str } from '../../validate/checks.js';
+import { given } from '../../openai/params.js';
 import { decodeAnthropicThinking, isAnthropicEncrypted } from './client-state.js';
 
 /** What one walk over the input gathers for routing and billing. */

@@ -3,8 +3,8 @@
 // hosted tools accepted and ignored. Part of client-validate.ts.
 import type { JsonObject, JsonValue } from '../../chunks.js';
 import { invalid } from '../../errors.js';
-import { arr, bool, jsonBytes, obj, oneOf, shorten, str } from '../anthropic/validate-util.js';
-import { given } from '../openai-chat/validate-params.js';
+import { arr, bool, jsonBytes, obj, oneOf, shorten, str } from '../../validate/checks.js';
+import { given } from '../../openai/params.js';
 import type { Scan } from './client-validate-input.js';
 
 /** Hosted tools accepted and ignored (decisions §9.10), with their `_preview` and dated variants. */

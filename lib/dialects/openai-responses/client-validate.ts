@@ -13,8 +13,8 @@
 // CanonicalRequest whose `body` is the input object itself (source 'openai-responses').
 import type { CanonicalRequest, JsonObject, JsonValue, RequestNeeds } from '../../chunks.js';
 import { GatewayError, invalid } from '../../errors.js';
-import { arr, bool, int, isObject, jsonBytes, kind, num, obj, oneOf, shorten, str } from '../anthropic/validate-util.js';
-import { given, validateMetadata } from '../openai-chat/validate-params.js';
+import { arr, bool, int, isObject, jsonBytes, kind, num, obj, oneOf, shorten, str } from '../../validate/checks.js';
+import { given, validateMetadata } from '../../openai/params.js';
 import { validateInput, type Scan } from './client-validate-input.js';
 import { validateToolChoice, validateTools } from './client-validate-tools.js';
 

@@ -23,10 +23,10 @@
 //   hosted-tool progress, `reasoning_text.*`, keep-alives, future events) is ignored: what they say
 //   is in the items' `done` events. Each emitted event keeps its native frame.
 import { emptyUsage, type CanonicalBlock, type CanonicalEvent, type JsonObject, type NativeFrame } from '../../chunks.js';
-import type { UpstreamDecoder } from '../decoders.js';
+import type { UpstreamDecoder } from '../dialect.js';
 import { completeItemEvents, encryptedOf, type Tally } from './items.js';
 import { decodeResponsesBody } from './message.js';
-import { SUMMARY_SEPARATOR, thinkingFromItem } from './reasoning-state.js';
+import { SUMMARY_SEPARATOR, thinkingFromItem } from '../../translate/reasoning-state.js';
 import {
   errorFromResponses, integrityError, isObject, optionalString, outputIndex, parseObject, requireObject, requireString,
   responsesFrame, stopFromResponse, usageFromResponse,

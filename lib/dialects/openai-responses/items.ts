@@ -16,7 +16,7 @@
 //   opaque block holding the item as the provider sent it. A completed `web_search_call` counts as
 //   one web search in the usage.
 import type { CanonicalEvent, JsonObject, JsonValue, NativeFrame } from '../../chunks.js';
-import { thinkingFromItem } from './reasoning-state.js';
+import { thinkingFromItem } from '../../translate/reasoning-state.js';
 import { integrityError, isObject, optionalString, requireString } from './wire.js';
 
 /** What the finished message needs from the items seen. */

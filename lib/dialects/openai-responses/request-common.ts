@@ -1,4 +1,4 @@
-// What both request encoders (request-from-messages.ts, request-from-chat.ts) write the same way:
+// What both request encoders (lib/translate/messages-to-responses.ts, chat-to-responses.ts) write the same way:
 // input item builders, reasoning, sampling, the JSON-schema text format, function tools, and the
 // fixed tail of every upstream Responses call.
 //
@@ -18,8 +18,8 @@
 //   APIs.
 import type { JsonObject, JsonValue, RoutedRequest } from '../../chunks.js';
 import { capabilityRejected } from '../../errors.js';
-import type { UpstreamCall } from '../requests.js';
-import { isObject } from '../translate/tables.js';
+import type { UpstreamCall } from '../dialect.js';
+import { isObject } from '../../json/values.js';
 
 /** Joins the system texts that become `instructions`. */
 export const INSTRUCTIONS_SEPARATOR = '\n\n';

@@ -1,11 +1,11 @@
 // Shared pieces of the upstream side of the Responses wire format: native frames, field checks,
 // usage and the stop reason of a finished Response object, and in-band errors → GatewayError.
-// Strict parsing and integrity errors: lib/dialects/upstream-json.ts.
+// Strict parsing and integrity errors: lib/json/upstream.ts.
 import type { JsonObject, JsonValue, NativeFrame, StopReason, Usage } from '../../chunks.js';
 import { GatewayError } from '../../errors.js';
-import { integrityError, isObject, optionalString } from '../upstream-json.js';
+import { integrityError, isObject, optionalString } from '../../json/upstream.js';
 
-export { integrityError, isObject, parseObject, optionalString } from '../upstream-json.js';
+export { integrityError, isObject, parseObject, optionalString } from '../../json/upstream.js';
 
 export function responsesFrame(event: string, data: string, parsed: JsonObject): NativeFrame {
   return { dialect: 'openai-responses', event, data, parsed };

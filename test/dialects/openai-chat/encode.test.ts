@@ -7,7 +7,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import t, { type Test } from 'tap';
 import type { CanonicalEvent, JsonObject } from '../../../lib/chunks.js';
-import type { JsonEncoderFactory, SseEncoder } from '../../../lib/dialects/encoders.js';
+import type { JsonEncoderFactory, SseEncoder } from '../../../lib/dialects/index.js';
 import { chatJsonEncode } from '../../../lib/dialects/openai-chat/encode-json.js';
 import { ChatSseEncoder, CHAT_KEEPALIVE } from '../../../lib/dialects/openai-chat/encode-sse.js';
 import { createError } from '../../../lib/errors.js';

@@ -5,7 +5,7 @@
 import { createParser } from 'eventsource-parser';
 import type { CanonicalEvent, DialectName, JsonObject, JsonValue, RoutedRequest } from '../../../lib/chunks.js';
 import type { RequestContext } from '../../../lib/context.js';
-import { upstreamDecoders } from '../../../lib/dialects/decoders.js';
+import { upstreamDecoders } from '../../../lib/dialects/index.js';
 import { chatJsonEncode } from '../../../lib/dialects/openai-chat/encode-json.js';
 import { ChatSseEncoder } from '../../../lib/dialects/openai-chat/encode-sse.js';
 import { chatDecoder } from '../../../lib/dialects/openai-chat/events.js';

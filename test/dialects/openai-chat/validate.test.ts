@@ -2,7 +2,7 @@
 // checked for its code, HTTP status, OpenAI code and `param` path.
 import t from 'tap';
 import type { JsonObject, JsonValue } from '../../../lib/chunks.js';
-import { openAiError } from '../../../lib/dialects/openai/errors.js';
+import { openAiError } from '../../../lib/openai/errors.js';
 import { validateChatRequest } from '../../../lib/dialects/openai-chat/validate.js';
 import { statusOf, type ErrorCode } from '../../../lib/errors.js';
 import { audio, base, img, thrown, toolBase, tools } from './bodies.js';

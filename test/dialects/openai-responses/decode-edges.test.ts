@@ -5,7 +5,7 @@ import t, { type Test } from 'tap';
 import type { CanonicalEvent } from '../../../lib/chunks.js';
 import { ResponsesStreamDecoder } from '../../../lib/dialects/openai-responses/events.js';
 import { decodeResponsesBody } from '../../../lib/dialects/openai-responses/message.js';
-import { reasoningInputItem } from '../../../lib/dialects/openai-responses/reasoning-state.js';
+import { reasoningInputItem } from '../../../lib/translate/reasoning-state.js';
 import { GatewayError } from '../../../lib/errors.js';
 import { CHUNKINGS, chunk } from '../../helpers/replay.js';
 import { accumulate, decodeChunks } from './harness.js';

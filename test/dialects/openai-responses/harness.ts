@@ -3,7 +3,7 @@
 // into blocks, and what a recorded fixture itself says (read without the gateway's decoder).
 import { readFileSync } from 'node:fs';
 import type { CanonicalEvent, Deployment, JsonObject, StopReason, Usage } from '../../../lib/chunks.js';
-import { upstreamDecoders } from '../../../lib/dialects/decoders.js';
+import { upstreamDecoders } from '../../../lib/dialects/index.js';
 import { responsesDecoder } from '../../../lib/dialects/openai-responses/events.js';
 import { offlineContext } from '../../../lib/offline-context.js';
 import { integrity } from '../../../stages/integrity.js';

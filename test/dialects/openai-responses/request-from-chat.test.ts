@@ -2,10 +2,10 @@
 import t from 'tap';
 import type { JsonObject, JsonValue } from '../../../lib/chunks.js';
 import { validateChatRequest } from '../../../lib/dialects/openai-chat/validate.js';
-import { encodeReasoningSignature } from '../../../lib/dialects/openai-responses/reasoning-state.js';
-import { chatToResponses } from '../../../lib/dialects/openai-responses/request-from-chat.js';
-import { redactedDetail, thinkingDetail } from '../../../lib/dialects/reasoning-details.js';
-import type { UpstreamCall } from '../../../lib/dialects/requests.js';
+import { encodeReasoningSignature } from '../../../lib/translate/reasoning-state.js';
+import { chatToResponses } from '../../../lib/translate/chat-to-responses.js';
+import { redactedDetail, thinkingDetail } from '../../../lib/translate/reasoning-details.js';
+import type { UpstreamCall } from '../../../lib/dialects/index.js';
 import { chat, routedFor, thrown, type RouteOptions } from '../translate/harness.js';
 import { RESPONSES_DEPLOYMENT } from './harness.js';
 

@@ -1,9 +1,9 @@
 // Messages → Responses: one minimal request per mapping rule, with the exact upstream JSON.
 import t from 'tap';
 import type { JsonObject, JsonValue } from '../../../lib/chunks.js';
-import { encodeReasoningSignature } from '../../../lib/dialects/openai-responses/reasoning-state.js';
-import { anthropicToResponses } from '../../../lib/dialects/openai-responses/request-from-messages.js';
-import type { UpstreamCall } from '../../../lib/dialects/requests.js';
+import { encodeReasoningSignature } from '../../../lib/translate/reasoning-state.js';
+import { anthropicToResponses } from '../../../lib/translate/messages-to-responses.js';
+import type { UpstreamCall } from '../../../lib/dialects/index.js';
 import { msg, routedFor, thrown, validMessages, type RouteOptions } from '../translate/harness.js';
 import { RESPONSES_DEPLOYMENT } from './harness.js';
 

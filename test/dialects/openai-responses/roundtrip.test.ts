@@ -7,10 +7,10 @@ import t from 'tap';
 import type { JsonObject } from '../../../lib/chunks.js';
 import {
   decodeReasoningSignature, encodeReasoningSignature, isResponsesSignature, reasoningInputItem, withoutResponsesThinking,
-} from '../../../lib/dialects/openai-responses/reasoning-state.js';
-import { chatToResponses } from '../../../lib/dialects/openai-responses/request-from-chat.js';
-import { anthropicToResponses } from '../../../lib/dialects/openai-responses/request-from-messages.js';
-import { thinkingDetail } from '../../../lib/dialects/reasoning-details.js';
+} from '../../../lib/translate/reasoning-state.js';
+import { chatToResponses } from '../../../lib/translate/chat-to-responses.js';
+import { anthropicToResponses } from '../../../lib/translate/messages-to-responses.js';
+import { thinkingDetail } from '../../../lib/translate/reasoning-details.js';
 import { renderFrame } from '../../../lib/sim/io.js';
 import { responsesDemo } from '../../../lib/sim/responses.js';
 import { Ids, parseSimModel } from '../../../lib/sim/spec.js';

@@ -7,7 +7,7 @@ import t from 'tap';
 import type { JsonObject, JsonValue } from '../../../lib/chunks.js';
 import { validateMessagesHeaders } from '../../../lib/dialects/anthropic/headers.js';
 import { validateChatRequest } from '../../../lib/dialects/openai-chat/validate.js';
-import { anthropicToChat } from '../../../lib/dialects/translate/messages-to-chat.js';
+import { anthropicToChat } from '../../../lib/translate/messages-to-chat.js';
 import { fixture } from '../../helpers/paths.js';
 import { CHAT_DEPLOYMENT, routedFor, toMessages, validMessages } from './harness.js';
 

@@ -3,10 +3,10 @@
 import type { CanonicalRequest, Deployment, DialectName, JsonObject, JsonValue, RoutedRequest } from '../../../lib/chunks.js';
 import { BETA } from '../../../lib/dialects/anthropic/betas.js';
 import { validateMessagesRequest } from '../../../lib/dialects/anthropic/validate.js';
-import { chatToAnthropic } from '../../../lib/dialects/translate/chat-to-messages.js';
-import { anthropicToChat } from '../../../lib/dialects/translate/messages-to-chat.js';
+import { chatToAnthropic } from '../../../lib/translate/chat-to-messages.js';
+import { anthropicToChat } from '../../../lib/translate/messages-to-chat.js';
 import { validateChatRequest } from '../../../lib/dialects/openai-chat/validate.js';
-import type { UpstreamCall } from '../../../lib/dialects/requests.js';
+import type { UpstreamCall } from '../../../lib/dialects/index.js';
 import { GatewayError } from '../../../lib/errors.js';
 
 export const CHAT_DEPLOYMENT: Deployment = { providerId: 'openai', protocol: 'openai', api: 'chat', upstreamModel: 'gpt-5-up' };

@@ -4,7 +4,7 @@
 // tool_use blocks, so the signature still verifies upstream.
 import t from 'tap';
 import type { JsonObject } from '../../../lib/chunks.js';
-import { redactedDetail, thinkingDetail } from '../../../lib/dialects/reasoning-details.js';
+import { redactedDetail, thinkingDetail } from '../../../lib/translate/reasoning-details.js';
 import { chat, messagesCall, rawMessagesCall, thrown } from './harness.js';
 
 /** what the Anthropic model answered on the previous turn */

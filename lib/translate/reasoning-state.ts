@@ -14,11 +14,11 @@
 //   and the next turn does not send the item (`reasoningInputItem` → null).
 //
 // Example: `oai-rs:rs_68c3:41,18:gAAAAABow1Cb52ic…`. A Messages client sees this as an ordinary
-// thinking signature, a Chat client inside `reasoning_details` (lib/dialects/reasoning-details.ts);
+// thinking signature, a Chat client inside `reasoning_details` (lib/translate/reasoning-details.ts);
 // both send it back unmodified, and the request encoders rebuild the input item
 // `{id, type: "reasoning", encrypted_content, summary}` (the provider's own key order) from it.
 // Anthropic cannot verify these signatures: `isResponsesSignature` lets other paths drop them.
-import type { JsonObject, JsonValue } from '../../chunks.js';
+import type { JsonObject, JsonValue } from '../chunks.js';
 
 export const REASONING_SIGNATURE_PREFIX = 'oai-rs:';
 /** joins the summary parts of one reasoning item into the thinking text */

@@ -1,6 +1,6 @@
 // A validated Messages request → an OpenAI Responses deployment (`POST {baseUrl}/responses`).
-// The conversation is mapped in input-from-messages.ts, the parts shared with the Chat encoder in
-// request-common.ts; this file maps the Messages parameters.
+// The conversation is mapped in messages-to-responses-input.ts, the parts shared with the Chat encoder in
+// lib/dialects/openai-responses/request-common.ts; this file maps the Messages parameters.
 //
 // Mapping decisions (also in the reply to the lead):
 // - Custom tools → `{type: "function", name, description, parameters: input_schema, strict: false}`;
@@ -17,15 +17,15 @@
 //   strict}`. `metadata.user_id` → `user`. `stop_sequences` → 400 (request-common.ts). Dropped:
 //   `top_k`, `cache_control`, `context_management`, `container`, `service_tier`, `speed`,
 //   `diagnostics`, `safeguards`, `output_config.task_budget`, betas and `anthropic-*` headers.
-import type { Deployment, JsonObject, JsonValue, RoutedRequest } from '../../chunks.js';
-import type { UpstreamCall } from '../requests.js';
+import type { Deployment, JsonObject, JsonValue, RoutedRequest } from '../chunks.js';
+import type { UpstreamCall } from '../dialects/dialect.js';
 import {
   asArray, asString, DEFAULT_EFFORT, effortForBudget, EFFORT_TO_CHAT, isObject, messagesFunctionTools, TOOL_CHOICE_TO_CHAT,
-} from '../translate/tables.js';
-import { messagesInput } from './input-from-messages.js';
+} from './tables.js';
+import { messagesInput } from './messages-to-responses-input.js';
 import {
   finishCall, functionTool, jsonSchemaFormat, rejectStop, startBody, writeLimits, writeReasoning, type ReasoningChoice,
-} from './request-common.js';
+} from '../dialects/openai-responses/request-common.js';
 
 /** The RequestEncoder for `anthropic` requests served by a `responses` deployment. */
 export function anthropicToResponses(routed: RoutedRequest, deployment: Deployment): UpstreamCall {

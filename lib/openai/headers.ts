@@ -1,5 +1,7 @@
-// Header rules shared by the OpenAI-style JSON endpoints (Chat Completions, Responses).
-import { GatewayError } from '../../errors.js';
+// Header rules shared by the OpenAI-style endpoints (Chat Completions, Responses, transcriptions):
+// the JSON content-type check, rate-limit header names and the request-id header.
+import type { RateLimitHeaderNames, RequestIdRule } from '../dialects/dialect.js';
+import { GatewayError } from '../errors.js';
 
 /** `Content-Type: application/json` exactly once (parameters such as a charset allowed). */
 export function requireJsonContentType(rawHeaders: readonly string[]): void {
@@ -15,3 +17,17 @@ export function requireJsonContentType(rawHeaders: readonly string[]): void {
     throw new GatewayError('GW_ERR_CONTENT_TYPE_INVALID', `content-type: "${value}" is not accepted; send \`Content-Type: application/json\`.`, { param: 'content-type' });
   }
 }
+
+/** The rate-limit header names OpenAI clients read (every OpenAI dialect). */
+export const OPENAI_RATE_LIMIT_HEADERS: RateLimitHeaderNames = {
+  requestsLimit: 'x-ratelimit-limit-requests',
+  requestsRemaining: 'x-ratelimit-remaining-requests',
+  requestsReset: 'x-ratelimit-reset-requests',
+  tokensLimit: 'x-ratelimit-limit-tokens',
+  tokensRemaining: 'x-ratelimit-remaining-tokens',
+  tokensReset: 'x-ratelimit-reset-tokens',
+  reset: 'duration',
+};
+
+/** OpenAI clients read the request id from `x-request-id`; an upstream's own id never replaces it. */
+export const OPENAI_REQUEST_ID: RequestIdRule = { header: 'x-request-id' };

@@ -2,8 +2,8 @@
 // checks that fail closed with GW_ERR_INTEGRITY (provider work has happened by then).
 import type { JsonObject, JsonValue } from '../chunks.js';
 import { createError, type GatewayError } from '../errors.js';
-import { parseChecked } from '../json/checked-parse.js';
-import { JsonSyntaxError } from '../json/strict-parse.js';
+import { parseChecked } from './checked-parse.js';
+import { JsonSyntaxError } from './strict-parse.js';
 
 /** GW_ERR_INTEGRITY with a precise detail ("The provider response failed an integrity check: <detail>"). */
 export function integrityError(detail: string, cause?: unknown): GatewayError {

@@ -4,7 +4,7 @@
 // the signature still verifies at the model that produced it. (The entry shape follows the
 // `reasoning_details` convention OpenRouter uses, so existing chat clients already pass it through.)
 import type { JsonObject } from '../chunks.js';
-import { isResponsesSignature } from './openai-responses/reasoning-state.js';
+import { isResponsesSignature } from './reasoning-state.js';
 
 /** the `format` tag of entries that carry Anthropic thinking */
 export const ANTHROPIC_REASONING_FORMAT = 'anthropic-claude-v1';

@@ -17,7 +17,7 @@
 //   mcp_tool_use and their results) are dropped: their tools cannot run on a Chat deployment. An
 //   assistant turn left with nothing is dropped. Citations on text are dropped.
 // - `cache_control` anywhere is dropped.
-import type { JsonObject, JsonValue } from '../../chunks.js';
+import type { JsonObject, JsonValue } from '../chunks.js';
 import {
   asArray, asString, isObject, toDataUri, toolImagesNote, toolResultContent,
 } from './tables.js';

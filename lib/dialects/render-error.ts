@@ -1,21 +1,12 @@
-// Renders a GatewayError in the client's dialect: status, headers and the envelope body.
-import type { DialectName } from '../chunks.js';
+// Renders a GatewayError in the client's dialect: status and envelope body from the dialect
+// (`errorEnvelope`), plus the retry headers every dialect shares.
 import type { GatewayError } from '../errors.js';
-import { anthropicErrorBody } from './anthropic/errors.js';
-import { openAiErrorBody } from './openai/errors.js';
+import type { Dialect } from './dialect.js';
 
 export interface RenderedError {
   status: number;
   headers: Record<string, string>;
   body: string;
-}
-
-const UPSTREAM_CODES = new Set(['GW_ERR_UPSTREAM', 'GW_ERR_UPSTREAM_RATE_LIMITED', 'GW_ERR_UPSTREAM_OVERLOADED', 'GW_ERR_PROVIDER_UNAVAILABLE']);
-
-/** The HTTP status a Messages client sees: canonical upstream errors keep the provider's status. */
-function anthropicStatus(err: GatewayError): number {
-  if (err.upstream && UPSTREAM_CODES.has(err.code)) return err.upstream.status;
-  return err.status;
 }
 
 /** A 400 that names a beta in Anthropic's words is recoverable: the client retries without that beta. */
@@ -29,16 +20,9 @@ function retryable(err: GatewayError, status: number): boolean {
   return err.retryable && !finalUpstream;
 }
 
-export function renderError(dialect: DialectName, err: GatewayError, requestId: string): RenderedError {
+export function renderDialectError(dialect: Dialect, err: GatewayError, requestId: string): RenderedError {
   const headers: Record<string, string> = { 'content-type': 'application/json', ...err.headers };
-  let status: number;
-  let body: string;
-  if (dialect === 'anthropic') {
-    status = anthropicStatus(err);
-    body = anthropicErrorBody(err, requestId);
-  } else {
-    ({ status, body } = openAiErrorBody(err));
-  }
+  const { status, body } = dialect.errorEnvelope(err, requestId);
   const retryAfter = err.headers['retry-after'] ?? err.upstream?.retryAfter;
   if (retryAfter !== undefined) headers['retry-after'] = retryAfter;
   else if (status === 429 || status === 529 || status === 503) headers['retry-after'] = '1';

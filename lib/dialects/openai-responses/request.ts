@@ -1,4 +1,5 @@
-// A validated Responses request → the upstream request of each deployment API.
+// A validated Responses request → the upstream Responses request (native forwarding). The other
+// deployment APIs go through a Chat Completions body: lib/translate/responses-via-chat.ts.
 //
 // - `openai-responses>responses` (native): the validated body, with only what the gateway owns
 //   changed: `model` = the upstream name; `store: false`; `stream` only when streaming;
@@ -12,16 +13,10 @@
 //   `client_metadata`, `metadata`, `prompt_cache_options`, `service_tier`, `stream_options`,
 //   `store`, `previous_response_id`, `background`, `conversation`, `prompt`, `moderation`,
 //   `context_management`.
-// - `openai-responses>chat` and `openai-responses>messages`: the request is first written as a Chat
-//   Completions body (`chatBody`, client-request-chat.ts), which the existing Chat encoders
-//   (`chatNative`, `chatToAnthropic`) then send, so one set of mapping tables serves every path.
 import { copyWith } from '../../json/copy-with.js';
 import type { Deployment, JsonObject, JsonValue, RoutedRequest } from '../../chunks.js';
-import { chatNative } from '../openai-chat/request.js';
-import type { UpstreamCall } from '../requests.js';
-import { chatToAnthropic } from '../translate/chat-to-messages.js';
-import { asArray, isObject } from '../translate/tables.js';
-import { chatBody } from './client-request-chat.js';
+import type { UpstreamCall } from '../dialect.js';
+import { asArray, isObject } from '../../json/values.js';
 import { isAnthropicEncrypted } from './client-state.js';
 import { responsesFacts } from './client-validate.js';
 import { ENCRYPTED_REASONING, MIN_OUTPUT_TOKENS } from './request-common.js';
@@ -67,20 +62,4 @@ export function responsesNative(routed: RoutedRequest, deployment: Deployment): 
   out.store = false;
   if (req.stream) out.stream = true;
   return { body: JSON.stringify(out), headers: {}, stream: req.stream };
-}
-
-// ---- through a Chat Completions body ----------------------------------------------------------------
-
-/** The RequestEncoder for `openai-responses` requests served by a `chat` deployment. */
-export function responsesToChat(routed: RoutedRequest, deployment: Deployment): UpstreamCall {
-  return chatNative(asChatRouted(routed), deployment);
-}
-
-/** The RequestEncoder for `openai-responses` requests served by a `messages` deployment. */
-export function responsesToAnthropic(routed: RoutedRequest, deployment: Deployment): UpstreamCall {
-  return chatToAnthropic(asChatRouted(routed), deployment);
-}
-
-function asChatRouted(routed: RoutedRequest): RoutedRequest {
-  return { ...routed, request: { ...routed.request, source: 'openai-chat', body: chatBody(routed.request.body, routed.modelId) } };
 }

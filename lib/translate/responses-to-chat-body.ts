@@ -1,5 +1,5 @@
 // A validated Responses request written as a Chat Completions body (`chatBody`): how the
-// `openai-responses>chat` and `openai-responses>messages` paths of client-request.ts read it.
+// `openai-responses>chat` and `openai-responses>messages` paths (responses-via-chat.ts) read it.
 //
 // - `instructions` → a leading system message; `system`/`developer` items → system/developer
 //   messages (text parts only); user items → user messages (input_text → text, input_image /
@@ -24,12 +24,12 @@
 // - `text.format` → `response_format`; `text.verbosity` → `verbosity`; `max_output_tokens` →
 //   `max_completion_tokens`; `temperature`, `top_p`, `user`, `safety_identifier`,
 //   `prompt_cache_key`, `prompt_cache_retention` pass.
-import type { JsonObject, JsonValue } from '../../chunks.js';
-import { capabilityRejected } from '../../errors.js';
-import { redactedDetail, thinkingDetail, type ReasoningDetail } from '../reasoning-details.js';
-import { asArray, asString, isObject, TOOL_TEXT_SEPARATOR } from '../translate/tables.js';
-import { decodeAnthropicThinking } from './client-state.js';
-import { responsesFacts } from './client-validate.js';
+import type { JsonObject, JsonValue } from '../chunks.js';
+import { capabilityRejected } from '../errors.js';
+import { redactedDetail, thinkingDetail, type ReasoningDetail } from './reasoning-details.js';
+import { asArray, asString, isObject, TOOL_TEXT_SEPARATOR } from './tables.js';
+import { decodeAnthropicThinking } from '../dialects/openai-responses/client-state.js';
+import { responsesFacts } from '../dialects/openai-responses/client-validate.js';
 
 /** A Chat Completions body with the meaning of a validated Responses body. */
 export function chatBody(body: JsonObject, modelId: string): JsonObject {

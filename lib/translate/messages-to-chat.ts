@@ -20,8 +20,8 @@
 //   `context_management`, `service_tier`, `speed`, `diagnostics`, `safeguards`, `container`,
 //   `output_config.task_budget` are dropped; betas and `anthropic-*` headers are not forwarded.
 // - `metadata.user_id` (a non-empty string) → `user`. Streams always ask for usage (decisions §8).
-import type { Deployment, JsonObject, JsonValue, RoutedRequest } from '../../chunks.js';
-import type { UpstreamCall } from '../requests.js';
+import type { Deployment, JsonObject, JsonValue, RoutedRequest } from '../chunks.js';
+import type { UpstreamCall } from '../dialects/dialect.js';
 import { chatMessages } from './messages-to-chat-turns.js';
 import {
   asArray, asString, DEFAULT_EFFORT, effortForBudget, EFFORT_TO_CHAT, isObject, messagesFunctionTools, TOOL_CHOICE_TO_CHAT, type ChatEffort,

@@ -18,14 +18,14 @@
 //   tool_use → `{type: "function_call", call_id, name, arguments: JSON of the input}`. Thinking
 //   signed by Anthropic, redacted_thinking, server-tool blocks and citations are dropped: no other
 //   vendor can verify or run them. A plain string answer becomes one assistant message item.
-import type { JsonObject, JsonValue } from '../../chunks.js';
+import type { JsonObject, JsonValue } from '../chunks.js';
 import {
   asArray, asString, isObject, toDataUri, toolImagesNote, toolResultContent,
-} from '../translate/tables.js';
+} from './tables.js';
 import { reasoningInputItem } from './reasoning-state.js';
 import {
   assistantMessage, functionCall, inputImage, inputText, INSTRUCTIONS_SEPARATOR, outputText, type ResponsesInput,
-} from './request-common.js';
+} from '../dialects/openai-responses/request-common.js';
 
 export function messagesInput(body: JsonObject): ResponsesInput {
   const input: JsonObject[] = [];

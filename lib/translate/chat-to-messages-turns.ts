@@ -17,10 +17,10 @@
 //   turns are never merged.
 // - Image parts: a base64 data URI → base64 source ("image/jpg" is read as image/jpeg); an http(s)
 //   URL → url source; `detail` is dropped. Audio parts: 400 capability_rejected.
-import type { JsonObject, JsonValue } from '../../chunks.js';
-import { capabilityRejected, invalid } from '../../errors.js';
-import { JsonSyntaxError, parseStrict } from '../../json/strict-parse.js';
-import { detailToAnthropicBlock } from '../reasoning-details.js';
+import type { JsonObject, JsonValue } from '../chunks.js';
+import { capabilityRejected, invalid } from '../errors.js';
+import { JsonSyntaxError, parseStrict } from '../json/strict-parse.js';
+import { detailToAnthropicBlock } from './reasoning-details.js';
 import { asArray, asString, IMAGE_MEDIA_TYPES, isObject, parseDataUri, TOOL_TEXT_SEPARATOR } from './tables.js';
 
 export interface AnthropicTurns {

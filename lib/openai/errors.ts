@@ -1,6 +1,6 @@
 // OpenAI-style error envelope `{error: {code, message, param?}}` used by Chat Completions,
 // Responses, transcriptions and the model list without `anthropic-version`.
-import type { ErrorCode, GatewayError } from '../../errors.js';
+import type { ErrorCode, GatewayError } from '../errors.js';
 
 interface OpenAiMapping {
   code: string;

@@ -1,6 +1,6 @@
 // A validated Chat Completions request → an OpenAI Responses deployment (`POST {baseUrl}/responses`).
-// The conversation is mapped in input-from-chat.ts, the parts shared with the Messages encoder in
-// request-common.ts; this file maps the Chat parameters.
+// The conversation is mapped in chat-to-responses-input.ts, the parts shared with the Messages encoder in
+// lib/dialects/openai-responses/request-common.ts; this file maps the Chat parameters.
 //
 // Mapping decisions (also in the reply to the lead):
 // - Function tools → `{type: "function", name, description, parameters, strict}` (`strict` as
@@ -17,14 +17,14 @@
 // - `user`, `safety_identifier`, `prompt_cache_key`, `prompt_cache_retention` pass. `stop` → 400
 //   (request-common.ts). Dropped: penalties, `seed`, `logit_bias`, `logprobs`, `top_logprobs`,
 //   `prediction`, `service_tier`, `metadata` (gateway labels), `n` (validated to 1), `store`.
-import type { Deployment, JsonObject, JsonValue, RoutedRequest } from '../../chunks.js';
-import { chatReasoning } from '../openai-chat/validate.js';
-import type { UpstreamCall } from '../requests.js';
-import { asArray, asString, effortForBudget, isObject } from '../translate/tables.js';
-import { chatInput } from './input-from-chat.js';
+import type { Deployment, JsonObject, JsonValue, RoutedRequest } from '../chunks.js';
+import { chatReasoning } from '../dialects/openai-chat/validate.js';
+import type { UpstreamCall } from '../dialects/dialect.js';
+import { asArray, asString, effortForBudget, isObject } from './tables.js';
+import { chatInput } from './chat-to-responses-input.js';
 import {
   finishCall, functionTool, jsonSchemaFormat, rejectStop, startBody, writeLimits, writeReasoning, type ReasoningChoice,
-} from './request-common.js';
+} from '../dialects/openai-responses/request-common.js';
 
 const PASSED: readonly string[] = ['user', 'safety_identifier', 'prompt_cache_key', 'prompt_cache_retention'];
 

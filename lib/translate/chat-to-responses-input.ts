@@ -16,14 +16,14 @@
 //   `function_call` item whose `arguments` string is sent as the client sent it (an empty one as
 //   "{}"). A turn left with nothing is dropped.
 // - Tool messages → `function_call_output` `{call_id, output}` (text parts joined by "\n").
-import type { JsonObject, JsonValue } from '../../chunks.js';
-import { capabilityRejected } from '../../errors.js';
-import { ANTHROPIC_REASONING_FORMAT } from '../reasoning-details.js';
-import { asArray, asString, isObject, TOOL_TEXT_SEPARATOR } from '../translate/tables.js';
+import type { JsonObject, JsonValue } from '../chunks.js';
+import { capabilityRejected } from '../errors.js';
+import { ANTHROPIC_REASONING_FORMAT } from './reasoning-details.js';
+import { asArray, asString, isObject, TOOL_TEXT_SEPARATOR } from './tables.js';
 import { reasoningInputItem } from './reasoning-state.js';
 import {
   assistantMessage, functionCall, inputImage, inputText, INSTRUCTIONS_SEPARATOR, outputText, type ResponsesInput,
-} from './request-common.js';
+} from '../dialects/openai-responses/request-common.js';
 
 /** `modelId` names the served model in capability errors. */
 export function chatInput(list: readonly JsonValue[], modelId: string): ResponsesInput {

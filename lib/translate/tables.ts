@@ -2,19 +2,11 @@
 // dialects (messages-to-chat.ts, chat-to-messages.ts): effort names, the thinking budget ⇄ effort
 // rule, tool_choice names, image data URIs, and the few fixed strings the translators write. Each
 // table is written once here, so the two directions cannot drift apart.
-import type { JsonObject, JsonValue } from '../../chunks.js';
-import { capabilityRejected } from '../../errors.js';
+import type { JsonObject, JsonValue } from '../chunks.js';
+import { capabilityRejected } from '../errors.js';
 
 /** Narrowing helpers for validated wire bodies (values are JsonValue, never `any`). */
-export { isObject } from '../anthropic/validate-util.js';
-
-export function asArray(v: JsonValue | undefined): JsonValue[] {
-  return Array.isArray(v) ? v : [];
-}
-
-export function asString(v: JsonValue | undefined): string | undefined {
-  return typeof v === 'string' ? v : undefined;
-}
+export { asArray, asString, isObject } from '../json/values.js';
 
 // ---- effort ---------------------------------------------------------------------------------
 

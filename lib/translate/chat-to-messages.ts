@@ -23,11 +23,11 @@
 //   object.
 // - `safety_identifier`, else `user` → `metadata.user_id`. Penalties, seed, logit_bias, logprobs,
 //   n, metadata, prompt_cache_*, service_tier, verbosity, prediction, store → dropped. No headers.
-import { copyWith } from '../../json/copy-with.js';
-import type { Deployment, JsonObject, JsonValue, RoutedRequest } from '../../chunks.js';
-import { invalid } from '../../errors.js';
-import type { UpstreamCall } from '../requests.js';
-import { chatReasoning } from '../openai-chat/validate.js';
+import { copyWith } from '../json/copy-with.js';
+import type { Deployment, JsonObject, JsonValue, RoutedRequest } from '../chunks.js';
+import { invalid } from '../errors.js';
+import type { UpstreamCall } from '../dialects/dialect.js';
+import { chatReasoning } from '../dialects/openai-chat/validate.js';
 import { anthropicTurns } from './chat-to-messages-turns.js';
 import {
   asArray, asString, effortForBudget, EFFORT_TO_ANTHROPIC, isObject, JSON_OBJECT_INSTRUCTION,

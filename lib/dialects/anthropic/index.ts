@@ -1,0 +1,49 @@
+// The Anthropic Messages dialect: client validator, native upstream encoder, upstream decoder,
+// client encoders, error envelope, rate-limit names and request-id rule (the Dialect interface,
+// ../dialect.ts). Reached through the registry (../index.ts) only.
+import type { GatewayError } from '../../errors.js';
+import type { Dialect, UpstreamDecoder } from '../dialect.js';
+import { anthropicJsonEncode } from './encode-json.js';
+import { AnthropicSseEncoder } from './encode-sse.js';
+import { anthropicErrorBody } from './errors.js';
+import { decodeAnthropicSse } from './events.js';
+import { messagesGatewayInfo } from './gateway.js';
+import { decodeAnthropicMessage } from './message.js';
+import { anthropicNative } from './request.js';
+import { validateMessagesRequest } from './validate.js';
+
+const UPSTREAM_CODES = new Set(['GW_ERR_UPSTREAM', 'GW_ERR_UPSTREAM_RATE_LIMITED', 'GW_ERR_UPSTREAM_OVERLOADED', 'GW_ERR_PROVIDER_UNAVAILABLE']);
+
+/** The HTTP status a Messages client sees: canonical upstream errors keep the provider's status. */
+function anthropicStatus(err: GatewayError): number {
+  if (err.upstream && UPSTREAM_CODES.has(err.code)) return err.upstream.status;
+  return err.status;
+}
+
+/** Stateless: one decoder serves every response. */
+const decoder: UpstreamDecoder = { sse: decodeAnthropicSse, json: decodeAnthropicMessage };
+
+export const anthropic = {
+  name: 'anthropic',
+  // the endpoint's header hook validated the `anthropic-*` headers into ctx.anthropic
+  validate: (body, ctx, opts) => validateMessagesRequest(body, ctx.anthropic!, { betas: ctx.anthropic!.betas, countTokens: opts?.countTokens ?? false }),
+  upstream: { api: 'messages', encodeRequest: anthropicNative },
+  decoder: () => decoder,
+  sseEncoder: (opts) => new AnthropicSseEncoder({ gateway: messagesGatewayInfo(opts.ctx), clientModel: opts.clientModel, requestId: opts.requestId }),
+  jsonEncoder: (opts) => anthropicJsonEncode({ gatewayInfo: messagesGatewayInfo, ...opts }),
+  errorEnvelope: (err, requestId) => ({ status: anthropicStatus(err), body: anthropicErrorBody(err, requestId) }),
+  rateLimitHeaders: {
+    requestsLimit: 'anthropic-ratelimit-requests-limit',
+    requestsRemaining: 'anthropic-ratelimit-requests-remaining',
+    requestsReset: 'anthropic-ratelimit-requests-reset',
+    tokensLimit: 'anthropic-ratelimit-tokens-limit',
+    tokensRemaining: 'anthropic-ratelimit-tokens-remaining',
+    tokensReset: 'anthropic-ratelimit-tokens-reset',
+    reset: 'instant',
+  },
+  // a Messages client sees the id of the Anthropic upstream that answered, ours in x-gateway-request-id
+  requestId: { header: 'request-id', upstreamProtocol: 'anthropic' },
+} as const satisfies Dialect;
+
+// the Messages endpoints' header and query checks (hooks in lib/endpoints.ts, before the body)
+export { validateMessagesHeaders, validateMessagesQuery, type MessagesHeaderInfo } from './headers.js';

@@ -1,0 +1,123 @@
+// The one shape every wire dialect has (lib/dialects/<name>/index.ts), and the types its parts
+// share with the registry (lib/dialects/index.ts). Generic code (server, pipeline, stages) reaches a
+// dialect only through the registry; a dialect folder imports this file for its types and never
+// another dialect folder (`npm run lint:deps`). Translation between two dialects is not part of a
+// dialect: it lives in lib/translate/.
+import type { CanonicalEvent, CanonicalRequest, Deployment, DialectName, JsonObject, JsonValue, RoutedRequest } from '../chunks.js';
+import type { RequestContext } from '../context.js';
+import type { GatewayError } from '../errors.js';
+import type { Stage } from '../stage.js';
+
+// ---- upstream side -----------------------------------------------------------------------------
+
+export interface UpstreamDecoder {
+  /** one SSE message (event name may be absent in data-only dialects) */
+  sse(msg: { event: string | undefined; data: string }): CanonicalEvent[];
+  /** one whole non-streaming response body */
+  json(body: string): CanonicalEvent[];
+  /** the upstream body ended: events still owed (a chat stream that ended without [DONE]) */
+  end?(): CanonicalEvent[];
+}
+
+/** A decoder per response: stateful dialects (chat) need a fresh one each time. */
+export type UpstreamDecoderFactory = () => UpstreamDecoder;
+
+export interface UpstreamCall {
+  body: string;
+  /** protocol-specific headers (betas, forwarded headers); auth and content-type are added by dispatch */
+  headers: Record<string, string>;
+  stream: boolean;
+}
+
+/** What dispatch sends: a native encoder may hand over JSON bytes spliced from the client's bytes. */
+export type EncodedCall = Omit<UpstreamCall, 'body'> & { body: string | Buffer };
+
+export type RequestEncoder = (routed: RoutedRequest, deployment: Deployment) => EncodedCall;
+
+// ---- client side -------------------------------------------------------------------------------
+
+export interface ValidateOptions {
+  /** Messages only: the body of `/v1/messages/count_tokens` (no `max_tokens` needed) */
+  countTokens?: boolean;
+}
+
+/** A client request body (already parsed) → the canonical request; throws a 400 naming the field. */
+export type ClientValidator = (body: JsonValue, ctx: RequestContext, opts?: ValidateOptions) => CanonicalRequest;
+
+export interface SseEncoder {
+  /** SSE text for one event; '' when the event has nothing to say to this client */
+  encode(ev: CanonicalEvent): string;
+  /** terminal in-band error frame(s) after output began: the dialect's in-stream error frame */
+  fail(err: GatewayError): string;
+  /** the keep-alive frame written during provider silence */
+  readonly keepalive: string;
+}
+
+export interface SseEncoderOptions {
+  /** the model value the client asked for; undefined keeps the upstream value */
+  clientModel: string | undefined;
+  /** the request id the client sees (the `request-id` header) */
+  requestId: string;
+  /** the request: routed model, validated usage (ctx.usage), labels */
+  ctx: RequestContext;
+}
+
+export type SseEncoderFactory = (opts: SseEncoderOptions) => SseEncoder;
+
+export interface JsonEncodeOptions {
+  /** the model value the client asked for; default `ctx.routed?.request.model` */
+  clientModel?: string | ((ctx: RequestContext) => string | undefined);
+  /** the `gateway` routing object, added at the top level when defined */
+  gatewayInfo?: (ctx: RequestContext) => JsonObject | undefined;
+}
+
+/** A fresh aggregating stage per request: collects events, writes one JSON body at flush. */
+export type JsonEncoderFactory = (opts?: JsonEncodeOptions) => Stage<CanonicalEvent, string>;
+
+/** A GatewayError as this dialect's JSON error response (before any byte went out). */
+export interface ErrorEnvelope {
+  status: number;
+  body: string;
+}
+
+/** The rate-limit header names a client of this dialect reads. */
+export interface RateLimitHeaderNames {
+  requestsLimit: string;
+  requestsRemaining: string;
+  requestsReset: string;
+  tokensLimit: string;
+  tokensRemaining: string;
+  tokensReset: string;
+  /** how a reset is written: an RFC 3339 instant, or a duration like `12s` / `1m0s` */
+  reset: 'instant' | 'duration';
+}
+
+/** Which response header carries the request id, and when the upstream's own id replaces ours. */
+export interface RequestIdRule {
+  /** the header the gateway's request id is written to */
+  header: string;
+  /**
+   * When the upstream that answered speaks this protocol, its request id goes in `header` instead
+   * and ours moves to `x-gateway-request-id` (a Messages client sees Anthropic's ids).
+   */
+  upstreamProtocol?: Deployment['protocol'];
+}
+
+// ---- the dialect -------------------------------------------------------------------------------
+
+export interface Dialect {
+  readonly name: DialectName;
+  /** the client request validator; absent where the dialect's own stages validate (multipart audio) */
+  readonly validate?: ClientValidator;
+  /** where the dialect is an upstream: the deployment API it is served by, and the native encoder */
+  readonly upstream?: { readonly api: Deployment['api']; readonly encodeRequest: RequestEncoder };
+  /** where the dialect is an upstream with a generic decoder: SSE and JSON bodies → CanonicalEvents */
+  readonly decoder?: UpstreamDecoderFactory;
+  /** client encoders: SSE (its `fail` is the in-stream error frame) and non-streaming JSON */
+  readonly sseEncoder?: SseEncoderFactory;
+  readonly jsonEncoder?: JsonEncoderFactory;
+  /** the JSON error envelope and its status */
+  errorEnvelope(err: GatewayError, requestId: string): ErrorEnvelope;
+  readonly rateLimitHeaders: RateLimitHeaderNames;
+  readonly requestId: RequestIdRule;
+}

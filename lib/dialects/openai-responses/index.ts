@@ -1,0 +1,22 @@
+// The OpenAI Responses dialect (the Dialect interface, ../dialect.ts). Reached through the registry
+// (../index.ts) only. Error envelope, rate-limit names and the request-id header are the OpenAI
+// platform's, shared with the other OpenAI dialects (lib/openai/).
+import { openAiErrorBody } from '../../openai/errors.js';
+import { OPENAI_RATE_LIMIT_HEADERS, OPENAI_REQUEST_ID } from '../../openai/headers.js';
+import type { Dialect } from '../dialect.js';
+import { ResponsesSseEncoder, responsesJsonEncode } from './client-encode.js';
+import { validateResponsesRequest } from './client-validate.js';
+import { responsesDecoder } from './events.js';
+import { responsesNative } from './request.js';
+
+export const openaiResponses = {
+  name: 'openai-responses',
+  validate: (body) => validateResponsesRequest(body, { defaultEffortOnAuto: true }),
+  upstream: { api: 'responses', encodeRequest: responsesNative },
+  decoder: responsesDecoder,
+  sseEncoder: (opts) => new ResponsesSseEncoder(opts),
+  jsonEncoder: responsesJsonEncode,
+  errorEnvelope: (err) => openAiErrorBody(err),
+  rateLimitHeaders: OPENAI_RATE_LIMIT_HEADERS,
+  requestId: OPENAI_REQUEST_ID,
+} as const satisfies Dialect;
