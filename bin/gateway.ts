@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// bin/gateway [--config FILE] [--host H] [--port N]
+// bin/gateway [--config FILE] [--host H] [--port N] [--record DIR]
 // bin/gateway credits show|usage|add ...   (inspect and add credits)
 import { GatewayError } from '../lib/errors.js';
 import { parseCommandLine, resolveConfig, startGateway } from '../lib/main.js';
@@ -16,7 +16,7 @@ async function main(): Promise<number | null> {
     const args = process.argv.slice(3).filter((a, i, all) => !(a === '--config' || all[i - 1] === '--config' || a.startsWith('--config=')));
     return runCreditsCommand(args, config);
   }
-  process.stderr.write(`unknown command "${command}". Usage: gateway [--config FILE] [--host H] [--port N] | gateway credits show|usage|add\n`);
+  process.stderr.write(`unknown command "${command}". Usage: gateway [--config FILE] [--host H] [--port N] [--record DIR] | gateway credits show|usage|add\n`);
   return 2;
 }
 

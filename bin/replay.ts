@@ -4,7 +4,7 @@
 // unreadable input.
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { replay, ReplayInputError, type ReplayDialect, type ReplayOptions } from '../lib/replay/index.js';
+import { replay, ReplayInputError, type ReplayDialect, type ReplayOptions, type ServedFacts } from '../lib/replay/index.js';
 
 const HELP = `usage: replay FILE [--from D] [--to D] [--chunks N|random] [--seed S] [--events|--json]
               [--model M] [--request-id ID] [--now SECONDS]
@@ -31,8 +31,9 @@ integrity -> the client dialect's encoder, and prints what a client would receiv
   -h, --help        this text
 
 A recording written by bin/gateway --record has a FILE.meta.json beside it (same name, .meta.json
-instead of its extension): its dialects, client model, stream/JSON choice, request id and time are
-the defaults, so the replay gives the client's answer again.
+instead of its extension): its dialects, client model, stream/JSON choice, request id, time and the
+catalog model that served (name, routing, price) are the defaults, so the replay gives the client's
+answer again (a Responses answer's echo of request fields excepted: requests are not recorded).
 
 Exit status: 0 replayed; 1 the recording failed a check (stderr names the byte offset, the event
 and the rule; stdout holds what the client got, error included); 2 bad usage or unreadable file.`;
@@ -74,6 +75,8 @@ function recordedDefaults(file: string): ReplayOptions {
   if (typeof client.stream === 'boolean') out.output = client.stream ? 'sse' : 'json';
   if (typeof meta.requestId === 'string') out.requestId = meta.requestId;
   if (typeof meta.time === 'number') out.now = meta.time;
+  const served = meta.served as ServedFacts | null | undefined;
+  if (served !== null && typeof served === 'object' && typeof served.modelId === 'string') out.served = served;
   return out;
 }
 

@@ -3,3 +3,4 @@ export { replay, ReplayInputError, type ReplayFailure, type ReplayOptions, type 
 export { detectDialect, type ReplayDialect } from './detect.js';
 export { chunkBytes, prng, type ChunkSize } from './chunking.js';
 export { sseEventOffsets } from './offsets.js';
+export type { ServedFacts } from './served.js';

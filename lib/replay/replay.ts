@@ -20,6 +20,7 @@ import { sseEncode } from '../../stages/sse-encode.js';
 import { chunkBytes, type ChunkSize } from './chunking.js';
 import { detectDialect, type ReplayDialect } from './detect.js';
 import { bodyStart, sseEventOffsets } from './offsets.js';
+import { applyServed, type ServedFacts } from './served.js';
 
 /** What to print: the client's SSE stream, each canonical event as NDJSON, or the non-streaming JSON answer. */
 export type ReplayOutput = 'sse' | 'events' | 'json';
@@ -41,6 +42,8 @@ export interface ReplayOptions {
   requestId?: string;
   /** the clock the encoders stamp, in Unix seconds; default 0 */
   now?: number;
+  /** the catalog model that served and its routing facts (a recording's meta); default: none, the upstream's model shows */
+  served?: ServedFacts;
 }
 
 export interface ReplayFailure {
@@ -121,7 +124,8 @@ export function replay(bytes: Buffer, opts: ReplayOptions = {}): ReplayResult {
   const to = opts.to ?? from;
   const output = opts.output ?? 'sse';
   const chunks = chunkBytes(bytes, opts.chunks, opts.seed ?? 1);
-  const ctx: RequestContext = offlineContext({ dialect: to, reqId: opts.requestId ?? 'req_replay' });
+  let ctx: RequestContext = offlineContext({ dialect: to, reqId: opts.requestId ?? 'req_replay' });
+  if (opts.served !== undefined) ctx = applyServed(ctx, opts.served, { dialect: to, model: opts.clientModel, stream: output !== 'json' });
   const encoder = encoderFor(opts, to);
   const events: CanonicalEvent[] = [];
   const capture: Stage<CanonicalEvent, CanonicalEvent> = { name: 'capture', step: (ev) => (events.push(ev), [ev]) };
