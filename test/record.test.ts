@@ -80,6 +80,11 @@ t.test('each attempt is recorded: the 529 of the first deployment, then the answ
   t.equal(withoutKeepAlive(replayed.stdout), withoutKeepAlive(answer), "attempt 2 replays to the client's stream");
 });
 
+t.test('a folder that cannot be made stops the start with a clear message', async (t) => {
+  const file = join(dir, `${readdirSync(dir)[0]}`); // a file, not a folder
+  await t.rejects(startGateway(baseConfig(), { args: ['--record', join(file, 'sub')] }), /gateway: Invalid configuration: recordDir: cannot create the folder .*sub: ENOTDIR/);
+});
+
 t.test('no file holds a key', async (t) => {
   for (const name of readdirSync(dir)) {
     const text = readFileSync(join(dir, name), 'utf8');

@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import type { Deployment } from '../chunks.js';
 import { publicRequestId, type RequestContext } from '../context.js';
 import { upstreamDialect } from '../dialects/decoders.js';
+import { createError } from '../errors.js';
 import type { UpstreamResponse } from './upstream-call.js';
 
 function fileSafe(id: string): string {
@@ -35,7 +36,11 @@ function servedFacts(ctx: RequestContext): Record<string, unknown> | null {
 
 export class Recorder {
   constructor(readonly dir: string) {
-    mkdirSync(dir, { recursive: true });
+    try {
+      mkdirSync(dir, { recursive: true });
+    } catch (err) {
+      throw createError('GW_ERR_CONFIG_INVALID', `recordDir: cannot create the folder ${dir}: ${(err as Error).message}`);
+    }
   }
 
   /** The same response, its body written to DIR as it is read. `attempt` counts from 1 per request. */
