@@ -34,6 +34,7 @@ A recording written by bin/gateway --record has a FILE.meta.json beside it (same
 instead of its extension): its dialects, client model, stream/JSON choice, request id, time and the
 catalog model that served (name, routing, price) are the defaults, so the replay gives the client's
 answer again (a Responses answer's echo of request fields excepted: requests are not recorded).
+An attempt that answered an HTTP error (a failover's first try) is printed as recorded, exit 1.
 
 Exit status: 0 replayed; 1 the recording failed a check (stderr names the byte offset, the event
 and the rule; stdout holds what the client got, error included); 2 bad usage or unreadable file.`;
@@ -57,13 +58,20 @@ function integer(flag: string, value: string | undefined): number | undefined {
   return Number(value);
 }
 
-/** Defaults a recording's .meta.json gives (lib/providers/recorder.ts writes it); {} when there is none. */
-function recordedDefaults(file: string): ReplayOptions {
+interface Recorded {
+  /** defaults for the replay */
+  opts: ReplayOptions;
+  /** the upstream's HTTP status, when recorded */
+  status?: number;
+}
+
+/** What a recording's .meta.json says (lib/providers/recorder.ts writes it); no defaults when there is none. */
+function readMeta(file: string): Recorded {
   let meta: Record<string, unknown>;
   try {
     meta = JSON.parse(readFileSync(file.replace(/(\.[^./]*)?$/, '.meta.json'), 'utf8')) as Record<string, unknown>;
   } catch {
-    return {};
+    return { opts: {} };
   }
   const up = (meta.upstream ?? {}) as Record<string, unknown>;
   const client = (meta.client ?? {}) as Record<string, unknown>;
@@ -77,7 +85,7 @@ function recordedDefaults(file: string): ReplayOptions {
   if (typeof meta.time === 'number') out.now = meta.time;
   const served = meta.served as ServedFacts | null | undefined;
   if (served !== null && typeof served === 'object' && typeof served.modelId === 'string') out.served = served;
-  return out;
+  return { opts: out, ...(typeof up.status === 'number' ? { status: up.status } : {}) };
 }
 
 function main(argv: string[]): number {
@@ -114,7 +122,14 @@ function main(argv: string[]): number {
   const chunks = v.chunks === undefined || v.chunks === 'random' ? v.chunks : integer('--chunks', v.chunks);
   if (chunks === 0) throw new UsageError('--chunks must be at least 1');
 
-  const opts: ReplayOptions = { ...recordedDefaults(file) };
+  const recorded = readMeta(file);
+  if (recorded.status !== undefined && (recorded.status < 200 || recorded.status > 299)) {
+    // dispatch never decodes an error answer: it becomes the client's error, or the next deployment is tried
+    process.stdout.write(bytes);
+    process.stderr.write(`replay: this attempt answered HTTP ${recorded.status}: an error body (printed as recorded), which dispatch turns into the client's error or a failover, never decodes\n`);
+    return 1;
+  }
+  const opts: ReplayOptions = { ...recorded.opts };
   const from = dialect('--from', v.from);
   if (from !== undefined) opts.from = from;
   const to = dialect('--to', v.to);

@@ -76,6 +76,10 @@ t.test('each attempt is recorded: the 529 of the first deployment, then the answ
   const first = JSON.parse(readFileSync(join(dir, `${id}.1.meta.json`), 'utf8')) as { upstream: { status: number; model: string } };
   t.match(first.upstream, { status: 529, model: 'fault:529' }, 'attempt 1: the 529');
   t.match(readFileSync(join(dir, `${id}.1.json`), 'utf8'), /overloaded_error/, 'attempt 1: the error body as sent');
+  const error = await runReplay([join(dir, `${id}.1.json`)]);
+  t.equal(error.code, 1, 'replaying the 529 attempt: exit 1');
+  t.match(error.stderr, /^replay: this attempt answered HTTP 529: an error body/, 'says it is an error answer');
+  t.equal(error.stdout, readFileSync(join(dir, `${id}.1.json`), 'utf8'), 'and prints it as recorded');
   const replayed = await runReplay([second]);
   t.equal(withoutKeepAlive(replayed.stdout), withoutKeepAlive(answer), "attempt 2 replays to the client's stream");
 });
