@@ -72,6 +72,7 @@ async function* call(routed: RoutedRequest, ctx: RequestContext): AsyncGenerator
       ...upstreamCall.headers,
       ...handle.auth,
     };
+    attempt++; // numbers every try, so a recording's number says which deployment answered
     let res;
     try {
       res = await pool.open(handle, handle.transport.path(deployment.api), { headers, body: upstreamCall.body, signal: ctx.signal });
@@ -81,7 +82,6 @@ async function* call(routed: RoutedRequest, ctx: RequestContext): AsyncGenerator
       ctx.log.warn({ provider: deployment.providerId, err: errorCode(err) }, 'upstream call failed; trying the next deployment');
       continue;
     }
-    attempt++;
     if (recorder !== undefined) res = recorder.tap(res, ctx, deployment, attempt);
     const requestId = header(res.headers, handle.transport.requestIdHeader);
     if (res.statusCode < 200 || res.statusCode >= 300) {
