@@ -1,11 +1,13 @@
 #!/usr/bin/env node
-// bin/gateway [--config FILE] [--host H] [--port N]
+// bin/gateway [--config FILE] [--host H] [--port N] [--record DIR]
 // bin/gateway credits show|usage|add ...   (inspect and add credits)
 import { GatewayError } from '../lib/errors.js';
 import { parseCommandLine, resolveConfig, startGateway } from '../lib/main.js';
 
 const USAGE = `usage:
-  gateway [--config FILE] [--host HOST] [--port N]   serve (default config: ./gateway.config.json if present, else the built-in demo)
+  gateway [--config FILE] [--host HOST] [--port N] [--record DIR]
+                                                     serve (default config: ./gateway.config.json if present, else
+                                                     the built-in demo); --record writes upstream bytes to DIR
   gateway credits show|usage|add ... [--config FILE] inspect and add credits (gateway credits --help)
   gateway --help                                     this text`;
 

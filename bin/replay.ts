@@ -1,91 +1,155 @@
-// Replay a recorded provider response offline and print what the client would receive:
-//
-//   node dist/bin/replay.js FILE [--from anthropic] [--to anthropic] [--json] [--events] [--model M]
-//
-// FILE (.sse stream or .json message) goes through sse-decode → provider-decode → integrity → the
-// client encoder: Messages SSE (default), the non-streaming Message JSON (--json), or NDJSON of the
-// canonical events (--events). --from defaults to the fixture's folder name when that is a dialect
-// (fixtures/upstream/<dialect>/...), else anthropic; --model is the model value the client asked
-// for (default: keep the upstream's). A failure prints what the client would get after output began
-// (the dialect's error frame) and exits 1.
+// bin/replay: a recorded upstream answer run through the gateway's own stages, offline (usage in
+// HELP below). The logic is lib/replay; this file reads the command line and the files, prints,
+// and turns outcomes into exit codes: 0 replayed, 1 the recording failed a check, 2 bad usage or
+// unreadable input.
 import { readFileSync } from 'node:fs';
-import { basename, dirname } from 'node:path';
 import { parseArgs } from 'node:util';
-import type { CanonicalEvent, DialectName } from '../lib/chunks.js';
-import { anthropicJsonEncode } from '../lib/dialects/anthropic/encode-json.js';
-import { anthropicErrorBody } from '../lib/dialects/anthropic/errors.js';
-import { GatewayError } from '../lib/errors.js';
-import { eventToJson, offlineContext } from '../lib/offline-context.js';
-import { chain, type Stage } from '../lib/stage.js';
-import type { RequestContext } from '../lib/context.js';
-import { integrity } from '../stages/integrity.js';
-import { providerDecode } from '../stages/provider-decode.js';
-import { sseDecode } from '../stages/sse-decode.js';
-import { sseEncode } from '../stages/sse-encode.js';
+import { replay, ReplayInputError, type ReplayDialect, type ReplayOptions, type ServedFacts } from '../lib/replay/index.js';
 
-const DIALECTS: readonly DialectName[] = ['anthropic', 'openai-chat', 'openai-responses', 'openai-transcriptions'];
+const HELP = `usage: replay FILE [--from D] [--to D] [--chunks N|random] [--seed S] [--events|--json]
+              [--model M] [--request-id ID] [--now SECONDS]
 
-function asDialect(value: string | undefined, fallback: DialectName): DialectName {
-  if (value === undefined) return fallback;
-  if (!(DIALECTS as readonly string[]).includes(value)) throw new Error(`unknown dialect ${value}`);
-  return value as DialectName;
+Runs a recorded upstream answer (an SSE stream or a JSON body, as bin/gateway --record writes them
+or as in fixtures/upstream/) through the gateway's stages: sse-decode -> provider-decode ->
+integrity -> the client dialect's encoder, and prints what a client would receive.
+
+  FILE              the recording
+  --from D          its dialect: anthropic, chat or responses. Default: detected from the frames:
+                    a JSON body with "type":"message" (or an Anthropic error) is anthropic,
+                    "object":"chat.completion" chat, "object":"response" responses; in a stream the
+                    first event whose data is JSON decides: "object":"chat.completion.chunk" or
+                    [DONE] is chat, a type starting with "response." responses, message_start,
+                    content_block_* or ping anthropic
+  --to D            the client's dialect (default: the recording's, or the recorded client's)
+  --chunks N|random feed N bytes at a time, or seeded random sizes (default: the whole file)
+  --seed S          seed of --chunks random (default 1)
+  --events          print each canonical event as one JSON line instead
+  --json            print the non-streaming JSON answer the gateway would send instead
+  --model M         the model the client asked for (default: the upstream's)
+  --request-id ID   the gateway request id (default req_replay)
+  --now SECONDS     the clock the encoders stamp (created, created_at), so runs repeat (default 0)
+  -h, --help        this text
+
+A recording written by bin/gateway --record has a FILE.meta.json beside it (same name, .meta.json
+instead of its extension): its dialects, client model, stream/JSON choice, request id, time and the
+catalog model that served (name, routing, price) are the defaults, so the replay gives the client's
+answer again (a Responses answer's echo of request fields excepted: requests are not recorded).
+An attempt that answered an HTTP error (a failover's first try) is printed as recorded, exit 1.
+
+Exit status: 0 replayed; 1 the recording failed a check (stderr names the byte offset, the event
+and the rule; stdout holds what the client got, error included); 2 bad usage or unreadable file.`;
+
+const DIALECTS: Record<string, ReplayDialect> = {
+  anthropic: 'anthropic', messages: 'anthropic', chat: 'openai-chat', 'openai-chat': 'openai-chat', responses: 'openai-responses', 'openai-responses': 'openai-responses',
+};
+
+class UsageError extends Error {}
+
+function dialect(flag: string, value: string | undefined): ReplayDialect | undefined {
+  if (value === undefined) return undefined;
+  const d = DIALECTS[value];
+  if (d === undefined) throw new UsageError(`${flag} must be anthropic, chat or responses, got "${value}"`);
+  return d;
 }
 
-async function run<I, O>(stage: Stage<I, O>, input: I, ctx: RequestContext, push: (o: O) => void): Promise<void> {
-  const drain = async (out: ReturnType<Stage<I, O>['step']>): Promise<void> => {
-    if (out == null) return;
-    for await (const o of out) push(o);
-  };
-  await drain(stage.step(input, ctx));
-  if (stage.flush) await drain(stage.flush(ctx));
+function integer(flag: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d+$/.test(value)) throw new UsageError(`${flag} must be a non-negative integer, got "${value}"`);
+  return Number(value);
 }
 
-async function main(): Promise<number> {
-  const { values, positionals } = parseArgs({
-    allowPositionals: true,
-    options: {
-      from: { type: 'string' },
-      to: { type: 'string' },
-      json: { type: 'boolean', default: false },
-      events: { type: 'boolean', default: false },
-      model: { type: 'string' },
-    },
-  });
-  const file = positionals[0];
-  if (file === undefined) {
-    process.stderr.write('usage: replay FILE [--from DIALECT] [--to DIALECT] [--json] [--events] [--model M]\n');
-    return 2;
-  }
-  const folder = basename(dirname(file));
-  const from = asDialect(values.from, (DIALECTS as readonly string[]).includes(folder) ? (folder as DialectName) : 'anthropic');
-  const to = asDialect(values.to, 'anthropic');
-  const ctx = offlineContext({ dialect: to, reqId: 'req_replay' });
-  const decode = chain(sseDecode(), providerDecode({ dialect: () => from }), integrity());
-  const out = (text: string): void => {
-    process.stdout.write(text);
-  };
+interface Recorded {
+  /** defaults for the replay */
+  opts: ReplayOptions;
+  /** the upstream's HTTP status, when recorded */
+  status?: number;
+}
 
-  let encode: Stage<CanonicalEvent, string>;
-  if (values.events) {
-    encode = { name: 'ndjson', step: (ev) => [JSON.stringify(eventToJson(ev)) + '\n'] };
-  } else if (values.json) {
-    if (to !== 'anthropic') throw new Error(`no non-streaming encoder for ${to}`);
-    encode = anthropicJsonEncode({ clientModel: values.model });
-  } else {
-    encode = sseEncode({ clientModel: values.model, dialect: to });
-  }
-
+/** What a recording's .meta.json says (lib/providers/recorder.ts writes it); no defaults when there is none. */
+function readMeta(file: string): Recorded {
+  let meta: Record<string, unknown>;
   try {
-    await run(chain(decode, encode), readFileSync(file), ctx, out);
-    if (values.json) out('\n');
-    return 0;
+    meta = JSON.parse(readFileSync(file.replace(/(\.[^./]*)?$/, '.meta.json'), 'utf8')) as Record<string, unknown>;
+  } catch {
+    return { opts: {} };
+  }
+  const up = (meta.upstream ?? {}) as Record<string, unknown>;
+  const client = (meta.client ?? {}) as Record<string, unknown>;
+  const known = (v: unknown): ReplayDialect | undefined => (typeof v === 'string' ? DIALECTS[v] : undefined);
+  const out: ReplayOptions = {};
+  if (known(up.dialect)) out.from = known(up.dialect);
+  if (known(client.dialect)) out.to = known(client.dialect);
+  if (typeof client.model === 'string') out.clientModel = client.model;
+  if (typeof client.stream === 'boolean') out.output = client.stream ? 'sse' : 'json';
+  if (typeof meta.requestId === 'string') out.requestId = meta.requestId;
+  if (typeof meta.time === 'number') out.now = meta.time;
+  const served = meta.served as ServedFacts | null | undefined;
+  if (served !== null && typeof served === 'object' && typeof served.modelId === 'string') out.served = served;
+  return { opts: out, ...(typeof up.status === 'number' ? { status: up.status } : {}) };
+}
+
+function main(argv: string[]): number {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        from: { type: 'string' }, to: { type: 'string' }, chunks: { type: 'string' }, seed: { type: 'string' },
+        events: { type: 'boolean' }, json: { type: 'boolean' }, model: { type: 'string' }, 'request-id': { type: 'string' },
+        now: { type: 'string' }, help: { type: 'boolean', short: 'h' },
+      },
+    });
   } catch (err) {
-    const error = GatewayError.from(err);
-    if (!values.json && !values.events && encode.fail) for (const frame of encode.fail(error, ctx)) out(frame);
-    else process.stderr.write(anthropicErrorBody(error, ctx.reqId) + '\n');
-    process.stderr.write(`replay: ${error.code}: ${error.message}\n`);
+    throw new UsageError((err as Error).message);
+  }
+  const { values: v, positionals } = parsed;
+  if (v.help) {
+    process.stdout.write(HELP + '\n');
+    return 0;
+  }
+  if (positionals.length !== 1) throw new UsageError(positionals.length === 0 ? 'no FILE given' : `one FILE only, got ${positionals.length}`);
+  if (v.events && v.json) throw new UsageError('--events and --json exclude each other');
+  const file = positionals[0]!;
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(file);
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    throw new UsageError(`cannot read ${file}: ${e.code === 'ENOENT' ? 'no such file' : e.code === 'EISDIR' ? 'it is a directory' : e.message}`);
+  }
+  if (bytes.length === 0) throw new UsageError(`${file} is empty`);
+  const chunks = v.chunks === undefined || v.chunks === 'random' ? v.chunks : integer('--chunks', v.chunks);
+  if (chunks === 0) throw new UsageError('--chunks must be at least 1');
+
+  const recorded = readMeta(file);
+  if (recorded.status !== undefined && (recorded.status < 200 || recorded.status > 299)) {
+    // dispatch never decodes an error answer: it becomes the client's error, or the next deployment is tried
+    process.stdout.write(bytes);
+    process.stderr.write(`replay: this attempt answered HTTP ${recorded.status}: an error body (printed as recorded), which dispatch turns into the client's error or a failover, never decodes\n`);
     return 1;
   }
+  const opts: ReplayOptions = { ...recorded.opts };
+  const from = dialect('--from', v.from);
+  if (from !== undefined) opts.from = from;
+  const to = dialect('--to', v.to);
+  if (to !== undefined) opts.to = to;
+  if (v.events) opts.output = 'events';
+  if (v.json) opts.output = 'json';
+  if (chunks !== undefined) opts.chunks = chunks;
+  if (v.seed !== undefined) opts.seed = integer('--seed', v.seed);
+  if (v.model !== undefined) opts.clientModel = v.model;
+  if (v['request-id'] !== undefined) opts.requestId = v['request-id'];
+  if (v.now !== undefined) opts.now = integer('--now', v.now);
+
+  const result = replay(bytes, opts);
+  process.stdout.write(result.text);
+  if (opts.output === 'json' && !result.text.endsWith('\n')) process.stdout.write('\n');
+  const f = result.failure;
+  if (f === null) return 0;
+  const at = f.eventIndex === null ? 'at the end of input' : `in upstream event ${f.eventIndex}`;
+  process.stderr.write(`replay: ${f.error.code} at byte ${f.offset} (${at})\n  event: ${f.event.replaceAll('\n', '\n         ')}\n  rule: ${f.rule}\n`);
+  return 1;
 }
 
 // `replay ... | head` closes stdout early: that is not a failure
@@ -94,12 +158,10 @@ process.stdout.on('error', (err: NodeJS.ErrnoException) => {
   throw err;
 });
 
-main().then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (err: unknown) => {
-    process.stderr.write(`replay: ${err instanceof Error ? err.message : String(err)}\n`);
-    process.exitCode = 2;
-  },
-);
+try {
+  process.exitCode = main(process.argv.slice(2));
+} catch (err) {
+  if (!(err instanceof UsageError || err instanceof ReplayInputError)) throw err;
+  process.stderr.write(`replay: ${err.message} (replay --help for usage)\n`);
+  process.exitCode = 2;
+}

@@ -98,6 +98,8 @@ export interface Config {
   anthropicVersions?: string[];
   orgs?: OrgConfig[];
   keys?: KeyConfig[];
+  /** write every upstream response body to this folder (bin/gateway --record) */
+  recordDir?: string;
 }
 
 const schemaPath = fileURLToPath(new URL('./config.schema.json', import.meta.url));

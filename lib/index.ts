@@ -56,5 +56,8 @@ export type {
   Usage,
 } from './chunks.js';
 
+// replaying a recorded provider stream (or JSON answer) through the stages, as bin/replay does
+export { replay, detectDialect, type ReplayOptions, type ReplayResult } from './replay/index.js';
+
 // errors: one class, a stable code each
 export { GatewayError, ERROR_CODES, type ErrorCode } from './errors.js';

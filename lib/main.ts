@@ -15,21 +15,23 @@ export interface StartOptions {
   config?: string;
   host?: string;
   port?: string;
+  /** folder for recordings of upstream responses (config `recordDir`) */
+  record?: string;
 }
 
-/** `gateway [--config F] [--host H] [--port N]`, or `gateway <command> ...` (its own arguments follow). */
+/** `gateway [--config F] [--host H] [--port N] [--record DIR]`, or `gateway <command> ...` (its own arguments follow). */
 export function parseCommandLine(argv: string[]): { command: string | null; options: StartOptions } {
   const command = argv[0] && !argv[0].startsWith('-') ? argv[0] : null;
   const { values } = parseArgs({
     args: command ? argv.slice(1) : argv,
-    options: { config: { type: 'string' }, host: { type: 'string' }, port: { type: 'string' } },
+    options: { config: { type: 'string' }, host: { type: 'string' }, port: { type: 'string' }, record: { type: 'string' } },
     strict: command === null,
     allowPositionals: command !== null,
   });
   return { command, options: values as StartOptions };
 }
 
-/** The configuration the command line asks for, with --host/--port applied before validation. */
+/** The configuration the command line asks for, with --host/--port/--record applied before validation. */
 export function resolveConfig(opts: StartOptions, env: NodeJS.ProcessEnv = process.env): { config: Config; demoKey: string | null; source: string } {
   let config: Config;
   let demoKey: string | null = null;
@@ -50,6 +52,7 @@ export function resolveConfig(opts: StartOptions, env: NodeJS.ProcessEnv = proce
     if (!/^\d+$/.test(opts.port) || Number(opts.port) > 65535) throw new GatewayError('GW_ERR_CONFIG_INVALID', `Invalid configuration: --port: must be an integer from 0 to 65535, got "${opts.port}"`);
     config.listen.port = Number(opts.port);
   }
+  if (opts.record !== undefined) config.recordDir = opts.record;
   return { config: finalizeConfig(config, {}), demoKey, source };
 }
 

@@ -6,6 +6,7 @@ import { Store } from './store/store.js';
 import { ProviderPool } from './providers/pool.js';
 import { InProcessRateLimiter, type RateLimiter } from './rate-limit.js';
 import { StickyRoutes } from './sticky.js';
+import { Recorder } from './providers/recorder.js';
 import { startSimProvider, type SimProvider } from './sim/server.js';
 
 export interface Services {
@@ -15,6 +16,8 @@ export interface Services {
   rateLimiter: RateLimiter;
   /** sessions pinned to the model gateway-auto chose for them */
   sticky?: StickyRoutes;
+  /** writes upstream response bytes to `config.recordDir` (bin/gateway --record) */
+  recorder?: Recorder;
 }
 
 export interface RunningServices {
@@ -35,6 +38,7 @@ export async function buildServices(config: Config, log: Logger): Promise<Runnin
   const sim = config.providers.some((p) => p.simulated) ? await startSimProvider({ host: '127.0.0.1', port: 0 }) : null;
   const providers = new ProviderPool(config, sim?.url ?? null);
   const services: Services = { store, catalog: new Catalog(config), providers, rateLimiter: new InProcessRateLimiter(), sticky: new StickyRoutes() };
+  if (config.recordDir !== undefined) services.recorder = new Recorder(config.recordDir);
   return {
     services,
     sim,

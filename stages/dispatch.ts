@@ -65,7 +65,9 @@ export function dispatch(): StageFactory<RoutedRequest, Buffer> {
 
 async function* call(routed: RoutedRequest, ctx: RequestContext): AsyncGenerator<Buffer> {
   const pool = ctx.services.providers;
+  const recorder = ctx.services.recorder;
   const failures: Failure[] = [];
+  let attempt = 0;
   for (const deployment of routed.deployments) {
     if (!canEncode(routed.request.source, deployment.api)) continue;
     const handle = pool.get(deployment.providerId);
@@ -76,6 +78,7 @@ async function* call(routed: RoutedRequest, ctx: RequestContext): AsyncGenerator
       ...upstreamCall.headers,
       ...handle.auth,
     };
+    attempt++; // numbers every try, so a recording's number says which deployment answered
     let res;
     const sentAt = Date.now();
     try {
@@ -86,6 +89,7 @@ async function* call(routed: RoutedRequest, ctx: RequestContext): AsyncGenerator
       ctx.log.warn({ provider: deployment.providerId, err: errorCode(err) }, 'upstream call failed; trying the next deployment');
       continue;
     }
+    if (recorder !== undefined) res = recorder.tap(res, ctx, deployment, attempt);
     const requestId = header(res.headers, handle.transport.requestIdHeader);
     if (res.statusCode < 200 || res.statusCode >= 300) {
       const upstream = upstreamError(deployment, handle.transport, res.statusCode, res.headers, await readLimited(res.body));

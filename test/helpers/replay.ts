@@ -11,18 +11,9 @@ import { integrity, type IntegrityOptions } from '../../stages/integrity.js';
 import { providerDecode } from '../../stages/provider-decode.js';
 import { sseDecode, type SseDecodeOptions } from '../../stages/sse-decode.js';
 import { sseEncode } from '../../stages/sse-encode.js';
+import { chunkBytes } from '../../lib/replay/chunking.js';
 
-/** mulberry32: a tiny seeded PRNG, so "random" chunkings are the same on every run */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { prng } from '../../lib/replay/chunking.js';
 
 export function seedOf(name: string): number {
   let h = 2166136261;
@@ -35,18 +26,7 @@ export const CHUNKINGS: readonly Chunking[] = ['whole', 'bytes', 'random'];
 
 export function chunk(buf: Buffer, how: Chunking, seed = 1): Buffer[] {
   if (how === 'whole') return [buf];
-  const out: Buffer[] = [];
-  if (how === 'bytes') {
-    for (let i = 0; i < buf.length; i++) out.push(buf.subarray(i, i + 1));
-    return out;
-  }
-  const rand = prng(seed);
-  for (let i = 0; i < buf.length; ) {
-    const size = 1 + Math.floor(rand() * (rand() < 0.5 ? 8 : 300));
-    out.push(buf.subarray(i, i + size));
-    i += size;
-  }
-  return out;
+  return chunkBytes(buf, how === 'bytes' ? 1 : 'random', seed);
 }
 
 export interface DecodeOptions extends IntegrityOptions, SseDecodeOptions {

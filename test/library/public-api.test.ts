@@ -16,6 +16,8 @@ const EXPORTED = [
   'Chain',
   'DIALECT_NAMES',
   'dialects',
+  'detectDialect',
+  'replay',
   'dialectFor',
   'ERROR_CODES',
   'GatewayError',
