@@ -58,8 +58,19 @@ export async function startGateway(opts: StartOptions): Promise<void> {
   const log = createRootLogger(config.logLevel);
   const shared = await openSharedServices(config, log);
   const gateway = createGateway(servingState(config, shared), log);
-  // SIGHUP resolves the config again exactly as above: same options, same environment
-  const reloader = new ConfigReloader(() => resolveConfig(opts), gateway, shared, log);
+  // SIGHUP resolves the config again exactly as above: same options, same environment. The built-in
+  // default depends only on that environment (fixed at start) and on a demo key that is random per
+  // start when real providers are configured: reloading it keeps the running config, so the key
+  // printed above keeps working.
+  const reloader = new ConfigReloader(
+    () => {
+      const again = resolveConfig(opts);
+      return again.demoKey !== null && demoKey !== null ? { config: gateway.state().config, source: again.source } : again;
+    },
+    gateway,
+    shared,
+    log,
+  );
   const url = await listen(gateway.server, config.listen.port, config.listen.host);
   log.info({ url, config: source, sim: shared.sim?.url, pid: process.pid }, 'listening');
   if (shared.released > 0) log.warn({ released: shared.released }, 'released reservations left by a previous process');

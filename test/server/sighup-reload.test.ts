@@ -144,7 +144,13 @@ async function startWithPortInFile(t: Test, config: Record<string, unknown>): Pr
   const dir = mkdtempSync(join(tmpdir(), 'gw-reload-'));
   const file = join(dir, 'config.json');
   writeFileSync(file, JSON.stringify(config));
-  const proc = spawn(process.execPath, [join(ROOT, 'dist/bin/gateway.js'), '--config', file], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+  return spawnGateway(t, ['--config', file], dir, {}, file);
+}
+
+async function spawnGateway(t: Test, args: string[], cwd: string, env: NodeJS.ProcessEnv = {}, file = ''): Promise<RunningGateway> {
+  const proc = spawn(process.execPath, [join(ROOT, 'dist/bin/gateway.js'), ...args], { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const stderr: string[] = [];
+  createInterface({ input: proc.stderr }).on('line', (l) => stderr.push(l));
   const logs: Record<string, unknown>[] = [];
   createInterface({ input: proc.stdout }).on('line', (l) => {
     try {
@@ -162,7 +168,7 @@ async function startWithPortInFile(t: Test, config: Record<string, unknown>): Pr
     proc,
     configFile: file,
     logs,
-    stderr: [],
+    stderr,
     stop: async (signal: NodeJS.Signals = 'SIGTERM') => {
       if (proc.exitCode === null && proc.signalCode === null) proc.kill(signal);
       return exited;
@@ -187,4 +193,17 @@ t.test('SIGHUP changing the port or the store is refused: a restart is needed', 
   t.equal((await ask(gw, NEW_KEY)).status, 401, 'nothing of the refused config was applied');
   t.equal((await ask(gw, OLD_KEY)).status, 200, 'the old config still serves');
   t.equal(await gw.stop('SIGTERM'), 0, 'and shuts down cleanly');
+});
+
+t.test('SIGHUP on the built-in default with a real provider key: the demo key printed at start keeps working', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'gw-reload-default-'));
+  // a real provider switches the demo key to a random one per start; nothing is sent upstream here
+  const gw = await spawnGateway(t, ['--port', '0'], dir, { ANTHROPIC_API_KEY: 'sk-ant-not-used' });
+  const demo = await eventually(async () => gw.stderr.join('\n').match(/Demo key[^:]*: (\S+)/)?.[1]);
+  if (!demo) throw new Error(`no demo key printed: ${gw.stderr.join('\n')}`);
+  const models = async (): Promise<number> => (await fetch(`${gw.url}/v1/models`, { headers: { 'x-api-key': demo } })).status;
+  t.equal(await models(), 200, 'the demo key works');
+  gw.proc.kill('SIGHUP');
+  t.ok(await eventually(async () => gw.logs.find((l) => l.msg === 'config reloaded'), 5000), 'reloaded');
+  t.equal(await models(), 200, 'the demo key still works after the reload');
 });
