@@ -139,6 +139,32 @@ t.test('SIGHUP with an invalid config: refused, the field named, the old config 
   t.equal((await ask(gw, OLD_KEY)).status, 401);
 });
 
+t.test('SIGHUP: models, anthropicVersions and rate limits follow the new config', async (t) => {
+  const models = [billModel('bill/fast', 'claude-bill;deltas=3')];
+  const store = fileStoreConfig(models, { keys: keys(['old', OLD_KEY]) });
+  const gw = await startGateway(store.config);
+  t.teardown(() => gw.stop('SIGKILL'));
+  const newVersion = { 'anthropic-version': '2027-01-01' };
+  const send = async (model: string, extra: Record<string, string> = {}): Promise<number> =>
+    (await fetch(`${gw.url}/v1/messages`, { method: 'POST', headers: headersFor(OLD_KEY, extra), body: JSON.stringify({ model, max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] }) })).status;
+
+  t.not(await send('bill/added'), 200, 'a model not in the config is not served');
+  t.equal(await send('bill/fast', newVersion), 400, 'an anthropic-version not in the config is refused');
+  t.equal(await send('bill/fast'), 200);
+  t.equal(await send('bill/fast'), 200, 'no rate limit yet');
+
+  const next = {
+    ...store.config,
+    models: [...(store.config.models as unknown[]), billModel('bill/added', 'claude-bill;deltas=2')],
+    anthropicVersions: ['2026-10-21', '2027-01-01'],
+    keys: [...keys(), { id: 'old', key: OLD_KEY, org: 'acme', rateLimit: { rpm: 2 } }],
+  };
+  t.match(await reload(t, gw, next), { msg: 'config reloaded' });
+  t.equal(await send('bill/added'), 200, 'a model added to the config is served');
+  t.equal(await send('bill/fast', newVersion), 200, 'an anthropic-version added to the config is accepted');
+  t.equal(await send('bill/fast'), 429, 'a rate limit added to the key applies');
+});
+
 /** bin/gateway with the port in the config file (no --port on the command line). */
 async function startWithPortInFile(t: Test, config: Record<string, unknown>): Promise<RunningGateway> {
   const dir = mkdtempSync(join(tmpdir(), 'gw-reload-'));
