@@ -56,12 +56,11 @@ function notFound(): Endpoint {
   };
 }
 
-interface Routes {
+/** The route table of one configuration: each gateway state has its own (a reload builds a new one). */
+export interface Routes {
   exact: Map<string, Map<string, Endpoint>>;
   storedResponses: RegExp;
 }
-
-let routes: Routes | null = null;
 
 function methodNotAllowed(allowed: string[], dialect: Endpoint['dialect']): Endpoint {
   return {
@@ -74,7 +73,7 @@ function methodNotAllowed(allowed: string[], dialect: Endpoint['dialect']): Endp
   };
 }
 
-export function buildEndpoints(config: Config): void {
+export function buildEndpoints(config: Config): Routes {
   const exact = new Map<string, Map<string, Endpoint>>();
   const add = (method: string, path: string, e: Endpoint): void => {
     if (!exact.has(path)) exact.set(path, new Map());
@@ -127,7 +126,7 @@ export function buildEndpoints(config: Config): void {
     before: [auth, scope('responses'), jsonContentType],
     chain: buildResponsesChain(config),
   });
-  routes = { exact, storedResponses: /^\/v1\/responses\/(compact|[^/]+(\/input_items|\/cancel)?)$/ };
+  return { exact, storedResponses: /^\/v1\/responses\/(compact|[^/]+(\/input_items|\/cancel)?)$/ };
 }
 
 const storedResponses: Endpoint = {
@@ -142,8 +141,7 @@ const storedResponses: Endpoint = {
   },
 };
 
-export function matchEndpoint(method: string, path: string): Endpoint {
-  if (!routes) throw new Error('buildEndpoints() was not called');
+export function matchEndpoint(routes: Routes, method: string, path: string): Endpoint {
   const byMethod = routes.exact.get(path);
   if (byMethod) {
     const e = byMethod.get(method);

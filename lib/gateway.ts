@@ -6,10 +6,10 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { finalizeConfig, loadConfigFile, type Config } from './config.js';
 import { defaultConfig } from './default-config.js';
-import { buildEndpoints } from './endpoints.js';
 import { createRootLogger } from './logger.js';
 import { createGateway as createHttpGateway } from './server.js';
-import { buildServices } from './services.js';
+import { openSharedServices } from './services.js';
+import { servingState } from './reload.js';
 
 /** A configuration as written in gateway.config.json: the fields the schema gives defaults may be left out. */
 export type GatewayConfig = Omit<Config, 'listen' | 'store' | 'logLevel' | 'shutdownGraceMs' | 'pingIntervalMs' | 'maxBodyBytes'> &
@@ -82,10 +82,10 @@ export async function createGateway(config?: GatewayConfig | Config | string, op
     final = finalizeConfig(config, env);
   }
   const log = options.logger ?? createRootLogger(final.logLevel);
-  const running = await buildServices(final, log);
-  if (running.released > 0) log.warn({ released: running.released }, 'released reservations left by a previous process');
-  buildEndpoints(final);
-  const http = createHttpGateway(final, running.services, log);
+  const shared = await openSharedServices(final, log);
+  if (shared.released > 0) log.warn({ released: shared.released }, 'released reservations left by a previous process');
+  const state = servingState(final, shared);
+  const http = createHttpGateway(state, log);
   const prefix = normalizePrefix(options.prefix);
 
   let closed: Promise<void> | undefined;
@@ -104,7 +104,7 @@ export async function createGateway(config?: GatewayConfig | Config | string, op
       return true;
     },
     close() {
-      closed ??= http.close().then(() => running.close());
+      closed ??= http.close().then(() => state.services.providers.close()).then(() => shared.close());
       return closed;
     },
   };

@@ -4,12 +4,13 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { finalizeConfig, loadConfigFile, type Config } from './config.js';
 import { defaultConfig } from './default-config.js';
-import { buildEndpoints } from './endpoints.js';
 import { GatewayError } from './errors.js';
 import { createRootLogger } from './logger.js';
 import { createGateway } from './server.js';
-import { buildServices } from './services.js';
+import { openSharedServices } from './services.js';
 import { listen } from './listen.js';
+import { ConfigReloader, servingState } from './reload.js';
+import { watchNpmParent } from './parent-watch.js';
 
 export interface StartOptions {
   config?: string;
@@ -59,22 +60,41 @@ export function resolveConfig(opts: StartOptions, env: NodeJS.ProcessEnv = proce
 export async function startGateway(opts: StartOptions): Promise<void> {
   const { config, demoKey, source } = resolveConfig(opts);
   const log = createRootLogger(config.logLevel);
-  const running = await buildServices(config, log);
-  buildEndpoints(config);
-  const gateway = createGateway(config, running.services, log);
+  const shared = await openSharedServices(config, log);
+  const gateway = createGateway(servingState(config, shared), log);
+  // SIGHUP resolves the config again exactly as above: same options, same environment. The built-in
+  // default depends only on that environment (fixed at start) and on a demo key that is random per
+  // start when real providers are configured: reloading it keeps the running config, so the key
+  // printed above keeps working.
+  const reloader = new ConfigReloader(
+    () => {
+      const again = resolveConfig(opts);
+      return again.demoKey !== null && demoKey !== null ? { config: gateway.state().config, source: again.source } : again;
+    },
+    gateway,
+    shared,
+    log,
+  );
   const url = await listen(gateway.server, config.listen.port, config.listen.host);
-  log.info({ url, config: source, sim: running.sim?.url }, 'listening');
-  if (running.released > 0) log.warn({ released: running.released }, 'released reservations left by a previous process');
+  log.info({ url, config: source, sim: shared.sim?.url, pid: process.pid }, 'listening');
+  if (shared.released > 0) log.warn({ released: shared.released }, 'released reservations left by a previous process');
   if (demoKey) process.stderr.write(`Demo key (serves the built-in catalog): ${demoKey}\n`);
 
   let stopping = false;
+  // started by `npm start` and npm died (SIGHUP, SIGKILL): stop as on SIGTERM instead of running orphaned
+  const stopWatch = watchNpmParent(process.env, (parent) => {
+    log.warn({ parent }, 'the npm process that started the gateway is gone');
+    stop('parent exited');
+  });
   const stop = (signal: string): void => {
     if (stopping) return;
     stopping = true;
+    stopWatch();
     log.info({ signal, inflight: gateway.inflight() }, 'shutting down');
     gateway
       .close()
-      .then(() => running.close())
+      .then(() => reloader.close())
+      .then(() => shared.close())
       .then(() => {
         log.info('stopped');
         log.flush();
@@ -87,4 +107,8 @@ export async function startGateway(opts: StartOptions): Promise<void> {
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+  // SIGHUP reloads the configuration (see reload.ts); it writes one line, reloaded or refused
+  process.on('SIGHUP', () => {
+    if (!stopping) void reloader.reload();
+  });
 }

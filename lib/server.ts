@@ -7,15 +7,29 @@ import type { Config } from './config.js';
 import type { RequestContext } from './context.js';
 import { dialects } from './dialects/index.js';
 import { GatewayError } from './errors.js';
-import { matchEndpoint, type Endpoint } from './endpoints.js';
+import { matchEndpoint, type Endpoint, type Routes } from './endpoints.js';
 import { runPipeline, writeError } from './pipeline.js';
 import type { Services } from './services.js';
 import { requestSummary } from './request-log.js';
+
+/**
+ * What a request runs against: one configuration and what was built from it. A reload swaps in a
+ * new one for new requests; a request keeps the one it started with until it has settled.
+ */
+export interface ServingState {
+  config: Config;
+  services: Services;
+  routes: Routes;
+}
 
 export interface Gateway {
   server: Server;
   /** the request listener `server` runs: mount it in another node:http server (lib/gateway.ts) */
   handle(req: IncomingMessage, res: ServerResponse): void;
+  /** the state new requests get */
+  state(): ServingState;
+  /** serve new requests from `next`; resolves once no request uses the state it replaced */
+  replace(next: ServingState): Promise<void>;
   /** stop accepting, let in-flight requests finish for the grace period, then abort the rest */
   close(): Promise<void>;
   inflight(): number;
@@ -77,20 +91,35 @@ function buildContext(req: IncomingMessage, endpoint: Endpoint, target: { pathna
   return ctx;
 }
 
-export function createGateway(config: Config, services: Services, log: Logger): Gateway {
+export function createGateway(initial: ServingState, log: Logger): Gateway {
   const inflight = new Set<RequestContext>();
   let closing = false;
+  let current = initial;
+  /** requests in flight per state, and who waits for a replaced state to be unused */
+  const users = new Map<ServingState, number>();
+  const drained = new Map<ServingState, () => void>();
+  const release = (state: ServingState): void => {
+    const n = users.get(state)! - 1;
+    if (n > 0) return void users.set(state, n);
+    users.delete(state);
+    drained.get(state)?.();
+  };
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const state = current;
     const target = requestTarget(req.url);
-    const endpoint = matchEndpoint(req.method ?? 'GET', target.pathname);
-    const ctx = buildContext(req, endpoint, target, config, services, log);
+    const endpoint = matchEndpoint(state.routes, req.method ?? 'GET', target.pathname);
+    const ctx = buildContext(req, endpoint, target, state.config, state.services, log);
     inflight.add(ctx);
+    users.set(state, (users.get(state) ?? 0) + 1);
     // in flight until the response is closed AND the handler returned (a chain's settle stage has
-    // ended the reservation by then): shutdown must not close the store under a settle
+    // ended the reservation by then): shutdown must not close the store under a settle, and a
+    // reload must not close the provider pool under a stream
     let ends = 2;
     const ended = (): void => {
-      if (--ends === 0) inflight.delete(ctx);
+      if (--ends > 0) return;
+      inflight.delete(ctx);
+      release(state);
     };
     res.once('close', () => {
       if (!res.writableFinished) ctx.abort(new GatewayError('GW_ERR_CLIENT_CLOSED', 'The client closed the connection.'));
@@ -130,9 +159,21 @@ export function createGateway(config: Config, services: Services, log: Logger): 
     server,
     handle: onRequest,
     inflight: () => inflight.size,
+    state: () => current,
+    replace(next) {
+      const prev = current;
+      current = next;
+      if (prev === next || !users.has(prev)) return Promise.resolve();
+      return new Promise<void>((resolve) => {
+        drained.set(prev, () => {
+          drained.delete(prev);
+          resolve();
+        });
+      });
+    },
     async close() {
       closing = true;
-      const deadline = Date.now() + config.shutdownGraceMs;
+      const deadline = Date.now() + current.config.shutdownGraceMs;
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeIdleConnections();

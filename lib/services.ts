@@ -1,4 +1,6 @@
-// Shared, long-lived services built once at start and handed to every request context.
+// The services a request uses. Some live as long as the process (the store, rate-limit buckets,
+// sticky sessions, the simulated provider); the catalog and the provider pool are built from one
+// configuration, and a reload (SIGHUP) builds new ones while requests in flight keep the old.
 import type { Logger } from 'pino';
 import { Catalog } from './catalog.js';
 import type { Config } from './config.js';
@@ -20,33 +22,52 @@ export interface Services {
   recorder?: Recorder;
 }
 
-export interface RunningServices {
-  services: Services;
-  /** the in-process simulated provider, when the config has a simulated provider */
+/**
+ * What outlives a reload: the store (its URL needs a restart), the rate-limit buckets and sticky
+ * sessions (a reload must not reset a key's limits), and the simulated provider once started.
+ */
+export interface SharedServices {
+  store: Store;
+  rateLimiter: RateLimiter;
+  sticky: StickyRoutes;
+  /** the in-process simulated provider, when a config has had a simulated provider */
   sim: SimProvider | null;
   /** reservations of a crashed process released at start */
   released: number;
   close(): Promise<void>;
 }
 
-export async function buildServices(config: Config, log: Logger): Promise<RunningServices> {
+export async function openSharedServices(config: Config, log: Logger): Promise<SharedServices> {
   const store = new Store(config.store);
   store.seed(config);
   const released = store.ledger.releaseStale();
   store.startCheckpointer(250, (err) => log.warn({ err: err.message }, 'WAL checkpointer: falling back to SQLite automatic checkpoints'));
   log.debug({ released }, 'store ready');
-  const sim = config.providers.some((p) => p.simulated) ? await startSimProvider({ host: '127.0.0.1', port: 0 }) : null;
-  const providers = new ProviderPool(config, sim?.url ?? null);
-  const services: Services = { store, catalog: new Catalog(config), providers, rateLimiter: new InProcessRateLimiter(), sticky: new StickyRoutes() };
-  if (config.recordDir !== undefined) services.recorder = new Recorder(config.recordDir);
-  return {
-    services,
-    sim,
+  const shared: SharedServices = {
+    store,
+    rateLimiter: new InProcessRateLimiter(),
+    sticky: new StickyRoutes(),
+    sim: null,
     released,
     async close() {
-      await providers.close();
-      await sim?.close();
+      await shared.sim?.close();
       store.close();
     },
   };
+  await ensureSimProvider(shared, config);
+  return shared;
+}
+
+/** Starts the simulated provider when the config has a simulated provider and none runs yet. */
+export async function ensureSimProvider(shared: SharedServices, config: Config): Promise<void> {
+  if (shared.sim === null && config.providers.some((p) => p.simulated)) shared.sim = await startSimProvider({ host: '127.0.0.1', port: 0 });
+}
+
+/** The services of one configuration: its own catalog and provider pool, the shared rest. */
+export function servicesFor(config: Config, shared: SharedServices): Services {
+  const catalog = new Catalog(config);
+  const providers = new ProviderPool(config, shared.sim?.url ?? null);
+  const services: Services = { store: shared.store, catalog, providers, rateLimiter: shared.rateLimiter, sticky: shared.sticky };
+  if (config.recordDir !== undefined) services.recorder = new Recorder(config.recordDir);
+  return services;
 }

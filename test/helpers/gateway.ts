@@ -12,6 +12,8 @@ export interface RunningGateway {
   /** base URL of the simulated provider the gateway started */
   simUrl: string;
   proc: ChildProcess;
+  /** the config file the gateway was started with (a test may rewrite it and send SIGHUP) */
+  configFile: string;
   logs: Record<string, unknown>[];
   stderr: string[];
   /** send a signal and wait for exit; resolves with the exit code */
@@ -140,6 +142,7 @@ export async function startGateway(config: Record<string, unknown> = baseConfig(
     url,
     simUrl,
     proc,
+    configFile: file,
     logs,
     stderr,
     async stop(signal: NodeJS.Signals = 'SIGTERM') {
