@@ -57,6 +57,23 @@ export function resolveConfig(opts: StartOptions, env: NodeJS.ProcessEnv = proce
   return { config: finalizeConfig(config, {}), demoKey, source };
 }
 
+/** What a newcomer needs next, on stderr (the log stays JSON on stdout): the URL, the key, one request. */
+export function startBanner(url: string, demoKey: string | null, config: Config): string {
+  const textModels = config.models.filter((m) => (m.input ?? ['text']).includes('text'));
+  const preferred = textModels.find((m) => m.id === config.router?.candidates?.[0]) ?? textModels[0];
+  const model = preferred?.aliases?.[0] ?? preferred?.id ?? 'MODEL';
+  const key = demoKey ?? 'YOUR_GATEWAY_KEY';
+  const lines = [
+    `model-gateway is serving on ${url}`,
+    demoKey !== null ? `Gateway key (built-in default): ${demoKey}` : 'Gateway keys: the ones in your config file (keys[].key)',
+    'Try it:',
+    `  curl -s ${url}/v1/messages -H 'x-api-key: ${key}' -H 'anthropic-version: 2023-06-01' -H 'content-type: application/json' \\`,
+    `    -d '{"model":"${model}","max_tokens":256,"messages":[{"role":"user","content":"Hello"}]}'`,
+    'Stop with Ctrl-C (graceful); reload the config with kill -HUP <pid>. The README covers the SDKs and Claude Code.',
+  ];
+  return `${lines.join('\n')}\n`;
+}
+
 export async function startGateway(opts: StartOptions): Promise<void> {
   const { config, demoKey, source } = resolveConfig(opts);
   const log = createRootLogger(config.logLevel);
@@ -78,7 +95,7 @@ export async function startGateway(opts: StartOptions): Promise<void> {
   const url = await listen(gateway.server, config.listen.port, config.listen.host);
   log.info({ url, config: source, sim: shared.sim?.url, pid: process.pid }, 'listening');
   if (shared.released > 0) log.warn({ released: shared.released }, 'released reservations left by a previous process');
-  if (demoKey) process.stderr.write(`Demo key (serves the built-in catalog): ${demoKey}\n`);
+  process.stderr.write(startBanner(url, demoKey, gateway.state().config));
 
   let stopping = false;
   // started by `npm start` and npm died (SIGHUP, SIGKILL): stop as on SIGTERM instead of running orphaned

@@ -225,7 +225,7 @@ t.test('SIGHUP on the built-in default with a real provider key: the demo key pr
   const dir = mkdtempSync(join(tmpdir(), 'gw-reload-default-'));
   // a real provider switches the demo key to a random one per start; nothing is sent upstream here
   const gw = await spawnGateway(t, ['--port', '0'], dir, { ANTHROPIC_API_KEY: 'sk-ant-not-used' });
-  const demo = await eventually(async () => gw.stderr.join('\n').match(/Demo key[^:]*: (\S+)/)?.[1]);
+  const demo = await eventually(async () => gw.stderr.join('\n').match(/Gateway key[^:]*: (\S+)/)?.[1]);
   if (!demo) throw new Error(`no demo key printed: ${gw.stderr.join('\n')}`);
   const models = async (): Promise<number> => (await fetch(`${gw.url}/v1/models`, { headers: { 'x-api-key': demo } })).status;
   t.equal(await models(), 200, 'the demo key works');
