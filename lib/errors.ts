@@ -26,6 +26,8 @@ export interface ErrorOptions {
   upstream?: UpstreamErrorInfo;
   /** override status (upstream pass-through) */
   status?: number;
+  /** provider inference may have begun (see GatewayError.providerWork) */
+  providerWork?: boolean;
 }
 
 export class GatewayError extends Error {
@@ -48,6 +50,7 @@ export class GatewayError extends Error {
     this.param = opts.param;
     this.headers = opts.headers ?? {};
     this.upstream = opts.upstream;
+    if (opts.providerWork) this.providerWork = true;
     Object.defineProperty(this, BRAND, { value: true });
   }
 
@@ -140,4 +143,24 @@ export function invalid(path: string, message: string): GatewayError {
 /** `capability_rejected: <path> ...` errors with guidance. */
 export function capabilityRejected(path: string, message: string): GatewayError {
   return new GatewayError('GW_ERR_CAPABILITY_REJECTED', `capability_rejected: ${path}: ${message}`, { param: path });
+}
+
+/** A named error (lib/errors/): its typed parameters in, a GatewayError with code, status and wording out. */
+export interface ErrorFactory<A extends unknown[]> {
+  (...args: A): GatewayError;
+  readonly code: ErrorCode;
+}
+
+/**
+ * fastify-style one-liner with typed parameters instead of a printf template, so the wording lives
+ * here and a call site reads `throw errors.authInvalid()`. `options` (param, headers, cause, ...) is
+ * fixed, or computed from the same arguments as the message.
+ */
+export function defineError<A extends unknown[]>(
+  code: ErrorCode,
+  message: (...args: A) => string,
+  options?: ErrorOptions | ((...args: A) => ErrorOptions),
+): ErrorFactory<A> {
+  const make = (...args: A): GatewayError => new GatewayError(code, message(...args), typeof options === 'function' ? options(...args) : options);
+  return Object.assign(make, { code });
 }

@@ -1,6 +1,6 @@
 // Header and query rules of `POST /v1/messages` and `/v1/messages/count_tokens`, checked on Node's
 // raw header list so duplicated singleton headers are seen (req.headers joins or drops them).
-import { GatewayError } from '../../errors.js';
+import { errors } from '../../errors/index.js';
 import { shorten } from './validate-util.js';
 
 export const BASE_VERSION = '2023-06-01';
@@ -21,14 +21,6 @@ const SESSION_MAX = 256;
 const BETA_ID = /^[\x21-\x2b\x2d-\x7e]+$/;
 /** the form `anthropicVersions` entries take (lib/config.schema.json) */
 const VERSION_DATE = /^\d{4}-\d{2}-\d{2}$/;
-
-function headerError(name: string, message: string): GatewayError {
-  return new GatewayError('GW_ERR_HEADER_INVALID', `${name}: ${message}`, { param: name });
-}
-
-function contentTypeError(message: string): GatewayError {
-  return new GatewayError('GW_ERR_CONTENT_TYPE_INVALID', `content-type: ${message}`, { param: 'content-type' });
-}
 
 function versionGuidance(accepted: readonly string[]): string {
   const list = accepted.map((v) => `\`${v}\``).join(', ');
@@ -58,21 +50,21 @@ export function validateMessagesHeaders(
     const value = (rawHeaders[i + 1] as string).trim();
     switch (name) {
       case 'content-type':
-        if (contentType !== undefined) throw contentTypeError('the header appears more than once; send it exactly once');
+        if (contentType !== undefined) throw errors.contentTypeInvalid('the header appears more than once; send it exactly once');
         contentType = value;
         break;
       case 'anthropic-version':
-        if (version !== undefined) throw headerError(name, 'the header appears more than once; send it exactly once');
+        if (version !== undefined) throw errors.headerInvalid(name, 'the header appears more than once; send it exactly once');
         version = value;
         break;
       case 'anthropic-beta':
         if (beta !== undefined) {
-          throw headerError(name, 'the header appears more than once; send one header with a comma-separated list of beta ids');
+          throw errors.headerInvalid(name, 'the header appears more than once; send one header with a comma-separated list of beta ids');
         }
         beta = value;
         break;
       case 'x-claude-code-session-id':
-        if (session !== undefined) throw headerError(name, 'the header appears more than once; send it exactly once');
+        if (session !== undefined) throw errors.headerInvalid(name, 'the header appears more than once; send it exactly once');
         session = value;
         break;
       default:
@@ -86,18 +78,18 @@ export function validateMessagesHeaders(
 
   const accepted = acceptedVersions.includes(BASE_VERSION) ? acceptedVersions : [BASE_VERSION, ...acceptedVersions];
   if (version === undefined) {
-    throw headerError('anthropic-version', `the header is required. ${versionGuidance(accepted)}`);
+    throw errors.headerInvalid('anthropic-version', `the header is required. ${versionGuidance(accepted)}`);
   }
   if (!accepted.includes(version)) {
     // a well-formed date is a version the operator can accept; anything else the config cannot fix
     const fix = VERSION_DATE.test(version) ? ` To accept it, the gateway operator adds "${version}" to \`anthropicVersions\` in the gateway config.` : '';
-    throw headerError('anthropic-version', `\`${shorten(version)}\` is not an accepted version. ${versionGuidance(accepted)}${fix}`);
+    throw errors.headerInvalid('anthropic-version', `\`${shorten(version)}\` is not an accepted version. ${versionGuidance(accepted)}${fix}`);
   }
 
   let sessionId: string | undefined;
   if (session !== undefined) {
     if (session.length === 0 || session.length > SESSION_MAX) {
-      throw headerError('x-claude-code-session-id', `must be 1 to ${SESSION_MAX} characters after trimming, got ${session.length}`);
+      throw errors.headerInvalid('x-claude-code-session-id', `must be 1 to ${SESSION_MAX} characters after trimming, got ${session.length}`);
     }
     sessionId = session;
   }
@@ -107,12 +99,12 @@ export function validateMessagesHeaders(
 
 function checkContentType(value: string | undefined): void {
   if (value === undefined) {
-    throw contentTypeError('the header is required; send `content-type: application/json`');
+    throw errors.contentTypeInvalid('the header is required; send `content-type: application/json`');
   }
   const semi = value.indexOf(';');
   const type = (semi === -1 ? value : value.slice(0, semi)).trim().toLowerCase();
   if (type !== 'application/json') {
-    throw contentTypeError(
+    throw errors.contentTypeInvalid(
       `must be \`application/json\` (parameters such as \`; charset=utf-8\` are allowed), got \`${shorten(value)}\``,
     );
   }
@@ -129,9 +121,9 @@ function parseBetas(value: string): string[] {
   const items = value.split(',');
   for (let i = 0; i < items.length; i++) {
     const id = (items[i] as string).trim();
-    if (id === '') throw headerError('anthropic-beta', `item ${i + 1} is empty; send comma-separated, non-empty beta ids`);
+    if (id === '') throw errors.headerInvalid('anthropic-beta', `item ${i + 1} is empty; send comma-separated, non-empty beta ids`);
     if (!BETA_ID.test(id)) {
-      throw headerError('anthropic-beta', `item ${i + 1} is not a valid beta id (visible ASCII without spaces or commas)`);
+      throw errors.headerInvalid('anthropic-beta', `item ${i + 1} is not a valid beta id (visible ASCII without spaces or commas)`);
     }
     if (!seen.has(id)) {
       seen.add(id);
@@ -147,17 +139,13 @@ export function validateMessagesQuery(query: URLSearchParams): void {
   for (const [name, value] of query) {
     if (name !== 'beta') {
       const shown = shorten(name);
-      throw new GatewayError('GW_ERR_QUERY_INVALID', `${shown}: unknown query parameter; only \`beta=true\` is accepted here`, {
-        param: shown,
-      });
+      throw errors.messagesQueryUnknown(shown);
     }
     if (betaSeen) {
-      throw new GatewayError('GW_ERR_QUERY_INVALID', 'beta: the query parameter appears more than once; send `beta=true` at most once', {
-        param: 'beta',
-      });
+      throw errors.messagesBetaRepeated();
     }
     if (value !== 'true') {
-      throw new GatewayError('GW_ERR_QUERY_INVALID', 'beta: the query parameter must be `true` when given', { param: 'beta' });
+      throw errors.messagesBetaNotTrue();
     }
     betaSeen = true;
   }
