@@ -1,5 +1,5 @@
 // The providers' side: every deployment failed, a provider's own error passed on, a broken answer.
-import { defineError, type ErrorOptions, type UpstreamErrorInfo } from '../errors.js';
+import { defineError, type ErrorOptions, type GatewayError, type UpstreamErrorInfo } from '../errors.js';
 
 /** the provider's retry-after, passed on to the client */
 function retryAfter(up: UpstreamErrorInfo | undefined): Record<string, string> {
@@ -35,11 +35,6 @@ export const upstreamErrors = {
   /** a provider client error that is not failed over: its own status and wording */
   upstreamRefused: defineError('GW_ERR_UPSTREAM', (up: UpstreamErrorInfo) => up.message, (up) => ({ ...relayed(up), status: up.status })),
   upstreamCredentialsRejected: defineError('GW_ERR_UPSTREAM', (provider: string, status: number) => `The provider ${provider} rejected the gateway's credentials (HTTP ${status}); this is a gateway configuration problem.`, { status: 502 }),
-  // in-band error events, one per code a dialect's table maps a provider error type to
-  inBandError: defineError('GW_ERR_UPSTREAM', (up: UpstreamErrorInfo) => up.message, inBand),
-  inBandRateLimited: defineError('GW_ERR_UPSTREAM_RATE_LIMITED', (up: UpstreamErrorInfo) => up.message, inBand),
-  inBandOverloaded: defineError('GW_ERR_UPSTREAM_OVERLOADED', (up: UpstreamErrorInfo) => up.message, inBand),
-  inBandTimeout: defineError('GW_ERR_UPSTREAM_TIMEOUT', (up: UpstreamErrorInfo) => up.message, inBand),
   // the stream itself
   streamIdle: defineError('GW_ERR_STREAM_IDLE', (provider: string) => `The provider ${provider} went silent for longer than the idle timeout.`),
   connectionLost: defineError('GW_ERR_UPSTREAM', (provider: string, code: string, cause: unknown) => `The connection to the provider ${provider} was lost mid-response (${code}).`, (_p, _c, cause) => ({ status: 502, cause })),
@@ -52,14 +47,15 @@ export const upstreamErrors = {
 
 export type InBandCode = 'GW_ERR_UPSTREAM' | 'GW_ERR_UPSTREAM_RATE_LIMITED' | 'GW_ERR_UPSTREAM_OVERLOADED' | 'GW_ERR_UPSTREAM_TIMEOUT';
 
+/** in-band error events after HTTP 200, one per code a dialect's table maps a provider error type to */
 const IN_BAND = {
-  GW_ERR_UPSTREAM: upstreamErrors.inBandError,
-  GW_ERR_UPSTREAM_RATE_LIMITED: upstreamErrors.inBandRateLimited,
-  GW_ERR_UPSTREAM_OVERLOADED: upstreamErrors.inBandOverloaded,
-  GW_ERR_UPSTREAM_TIMEOUT: upstreamErrors.inBandTimeout,
-} as const satisfies Record<InBandCode, unknown>;
+  GW_ERR_UPSTREAM: defineError('GW_ERR_UPSTREAM', (up: UpstreamErrorInfo) => up.message, inBand),
+  GW_ERR_UPSTREAM_RATE_LIMITED: defineError('GW_ERR_UPSTREAM_RATE_LIMITED', (up: UpstreamErrorInfo) => up.message, inBand),
+  GW_ERR_UPSTREAM_OVERLOADED: defineError('GW_ERR_UPSTREAM_OVERLOADED', (up: UpstreamErrorInfo) => up.message, inBand),
+  GW_ERR_UPSTREAM_TIMEOUT: defineError('GW_ERR_UPSTREAM_TIMEOUT', (up: UpstreamErrorInfo) => up.message, inBand),
+} satisfies Record<InBandCode, unknown>;
 
-/** The in-band error for the code a dialect's table gives a provider error type. */
-export function inBandUpstream(code: InBandCode, up: UpstreamErrorInfo) {
+/** A provider's in-band error (its words, kept whole in `upstream`) under the code a dialect's table gives its type. */
+export function inBandUpstream(code: InBandCode, up: UpstreamErrorInfo): GatewayError {
   return IN_BAND[code](up);
 }
