@@ -6,6 +6,7 @@ import { authErrors } from './auth.js';
 import { configErrors } from './config.js';
 import { fieldErrors } from './fields.js';
 import { gatewayErrors } from './gateway.js';
+import { headerErrors } from './headers.js';
 import { limitErrors } from './limits.js';
 import { modelErrors } from './model.js';
 import { requestErrors } from './request.js';
@@ -17,6 +18,7 @@ export const errors = {
   ...authErrors,
   ...limitErrors,
   ...requestErrors,
+  ...headerErrors,
   ...fieldErrors,
   ...modelErrors,
   ...upstreamErrors,
@@ -25,4 +27,4 @@ export const errors = {
 };
 
 /** the definitions of each area, for the test that no name is defined twice */
-export const errorAreas = { authErrors, limitErrors, requestErrors, fieldErrors, modelErrors, upstreamErrors, configErrors, gatewayErrors };
+export const errorAreas = { authErrors, limitErrors, requestErrors, headerErrors, fieldErrors, modelErrors, upstreamErrors, configErrors, gatewayErrors };

@@ -1,4 +1,4 @@
-// The request as sent: body bytes, content type, headers, query string, method and path.
+// The request as sent: body bytes, query string, method and path (headers: ./headers.ts).
 import { defineError } from '../errors.js';
 
 export const requestErrors = {
@@ -7,14 +7,6 @@ export const requestErrors = {
   bodyNotJson: defineError('GW_ERR_BODY_INVALID_JSON', (err: Error & { path: string }) => `The request body is not valid JSON: ${err.message}. Nothing was processed.`, (err) => ({ param: err.path || undefined, cause: err })),
   bodyTooLarge: defineError('GW_ERR_BODY_TOO_LARGE', (limit: number) => `The request body exceeds the maximum of ${limit} bytes${Number.isInteger(limit / 1048576) ? ` (${limit / 1048576} MiB)` : ''}, set by \`maxBodyBytes\` in the gateway config. Nothing was processed.`),
   multipartMalformed: defineError('GW_ERR_REQUEST_INVALID', (cause: unknown) => `The request body is not valid multipart/form-data (${cause instanceof Error ? cause.message : String(cause)}). Send the audio as a multipart/form-data upload with a "file" part.`, (cause) => ({ cause })),
-  /** a `content-type` rule of one dialect ("content-type: <problem>") */
-  contentTypeInvalid: defineError('GW_ERR_CONTENT_TYPE_INVALID', (problem: string) => `content-type: ${problem}`, { param: 'content-type' }),
-  contentTypeRepeated: defineError('GW_ERR_CONTENT_TYPE_INVALID', () => 'content-type: the header appears more than once; send it exactly once.', { param: 'content-type' }),
-  contentTypeMissing: defineError('GW_ERR_CONTENT_TYPE_INVALID', () => 'content-type: missing; send `Content-Type: application/json`.', { param: 'content-type' }),
-  contentTypeNotJson: defineError('GW_ERR_CONTENT_TYPE_INVALID', (value: string) => `content-type: "${value}" is not accepted; send \`Content-Type: application/json\`.`, { param: 'content-type' }),
-  contentTypeNotMultipart: defineError('GW_ERR_CONTENT_TYPE_INVALID', (value: string | undefined) => `Content-Type must be multipart/form-data (with a boundary), got ${value === undefined ? 'none' : `"${value}"`}.`),
-  /** a header rule ("<header>: <problem>") */
-  headerInvalid: defineError('GW_ERR_HEADER_INVALID', (name: string, problem: string) => `${name}: ${problem}`, (name) => ({ param: name })),
   /** POST /v1/messages accepts only `?beta=true` */
   messagesQueryUnknown: defineError('GW_ERR_QUERY_INVALID', (name: string) => `${name}: unknown query parameter; only \`beta=true\` is accepted here`, (name) => ({ param: name })),
   messagesBetaRepeated: defineError('GW_ERR_QUERY_INVALID', () => 'beta: the query parameter appears more than once; send `beta=true` at most once', { param: 'beta' }),

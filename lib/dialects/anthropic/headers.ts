@@ -22,14 +22,6 @@ const BETA_ID = /^[\x21-\x2b\x2d-\x7e]+$/;
 /** the form `anthropicVersions` entries take (lib/config.schema.json) */
 const VERSION_DATE = /^\d{4}-\d{2}-\d{2}$/;
 
-function versionGuidance(accepted: readonly string[]): string {
-  const list = accepted.map((v) => `\`${v}\``).join(', ');
-  return (
-    `Accepted values: ${list}. Set the request header \`anthropic-version: ${BASE_VERSION}\` ` +
-    `(the Anthropic SDKs and Claude Code send it themselves; with curl add \`-H 'anthropic-version: ${BASE_VERSION}'\`).`
-  );
-}
-
 /**
  * rawHeaders is Node's req.rawHeaders ([name, value, ...]); acceptedVersions from config
  * ('2023-06-01' always included). Throws GatewayError.
@@ -50,21 +42,19 @@ export function validateMessagesHeaders(
     const value = (rawHeaders[i + 1] as string).trim();
     switch (name) {
       case 'content-type':
-        if (contentType !== undefined) throw errors.contentTypeInvalid('the header appears more than once; send it exactly once');
+        if (contentType !== undefined) throw errors.messagesContentTypeRepeated();
         contentType = value;
         break;
       case 'anthropic-version':
-        if (version !== undefined) throw errors.headerInvalid(name, 'the header appears more than once; send it exactly once');
+        if (version !== undefined) throw errors.messagesHeaderRepeated(name);
         version = value;
         break;
       case 'anthropic-beta':
-        if (beta !== undefined) {
-          throw errors.headerInvalid(name, 'the header appears more than once; send one header with a comma-separated list of beta ids');
-        }
+        if (beta !== undefined) throw errors.betaHeaderRepeated();
         beta = value;
         break;
       case 'x-claude-code-session-id':
-        if (session !== undefined) throw errors.headerInvalid(name, 'the header appears more than once; send it exactly once');
+        if (session !== undefined) throw errors.messagesHeaderRepeated(name);
         session = value;
         break;
       default:
@@ -77,19 +67,16 @@ export function validateMessagesHeaders(
   if (opts.requireContentType) checkContentType(contentType);
 
   const accepted = acceptedVersions.includes(BASE_VERSION) ? acceptedVersions : [BASE_VERSION, ...acceptedVersions];
-  if (version === undefined) {
-    throw errors.headerInvalid('anthropic-version', `the header is required. ${versionGuidance(accepted)}`);
-  }
+  if (version === undefined) throw errors.versionMissing(accepted, BASE_VERSION);
   if (!accepted.includes(version)) {
     // a well-formed date is a version the operator can accept; anything else the config cannot fix
-    const fix = VERSION_DATE.test(version) ? ` To accept it, the gateway operator adds "${version}" to \`anthropicVersions\` in the gateway config.` : '';
-    throw errors.headerInvalid('anthropic-version', `\`${shorten(version)}\` is not an accepted version. ${versionGuidance(accepted)}${fix}`);
+    throw errors.versionNotAccepted(shorten(version), accepted, BASE_VERSION, VERSION_DATE.test(version) ? version : undefined);
   }
 
   let sessionId: string | undefined;
   if (session !== undefined) {
     if (session.length === 0 || session.length > SESSION_MAX) {
-      throw errors.headerInvalid('x-claude-code-session-id', `must be 1 to ${SESSION_MAX} characters after trimming, got ${session.length}`);
+      throw errors.sessionIdLength(SESSION_MAX, session.length);
     }
     sessionId = session;
   }
@@ -98,15 +85,11 @@ export function validateMessagesHeaders(
 }
 
 function checkContentType(value: string | undefined): void {
-  if (value === undefined) {
-    throw errors.contentTypeInvalid('the header is required; send `content-type: application/json`');
-  }
+  if (value === undefined) throw errors.messagesContentTypeMissing();
   const semi = value.indexOf(';');
   const type = (semi === -1 ? value : value.slice(0, semi)).trim().toLowerCase();
   if (type !== 'application/json') {
-    throw errors.contentTypeInvalid(
-      `must be \`application/json\` (parameters such as \`; charset=utf-8\` are allowed), got \`${shorten(value)}\``,
-    );
+    throw errors.messagesContentTypeNotJson(shorten(value));
   }
 }
 
@@ -121,10 +104,8 @@ function parseBetas(value: string): string[] {
   const items = value.split(',');
   for (let i = 0; i < items.length; i++) {
     const id = (items[i] as string).trim();
-    if (id === '') throw errors.headerInvalid('anthropic-beta', `item ${i + 1} is empty; send comma-separated, non-empty beta ids`);
-    if (!BETA_ID.test(id)) {
-      throw errors.headerInvalid('anthropic-beta', `item ${i + 1} is not a valid beta id (visible ASCII without spaces or commas)`);
-    }
+    if (id === '') throw errors.betaItemEmpty(i + 1);
+    if (!BETA_ID.test(id)) throw errors.betaItemInvalid(i + 1);
     if (!seen.has(id)) {
       seen.add(id);
       out.push(id);
