@@ -78,8 +78,9 @@ function def(status: number, template: string, retryable = false): Definition {
   return { status, retryable, template };
 }
 
-// fastify-style one-liners: code → status and message template. The message templates are used by
-// `createError(code, ...args)`; most call sites pass a full sentence as the single argument.
+// fastify-style one-liners: code → status (and retryable), documented in docs/errors.md. The wording
+// lives in the named definitions of lib/errors/ (`errors.authInvalid()`); the templates here serve
+// only `createError`, which the files still to be converted use.
 const DEFINITIONS = {
   GW_ERR_BODY_INVALID_JSON: def(400, 'The request body is not valid JSON: %s'),
   GW_ERR_BODY_TOO_LARGE: def(413, 'The request body exceeds the maximum of %s bytes.'),
@@ -129,7 +130,10 @@ export function statusOf(code: ErrorCode): number {
   return DEFINITIONS[code].status;
 }
 
-/** `createError('GW_ERR_BODY_TOO_LARGE', limit)`: the template filled with the arguments. */
+/**
+ * `createError('GW_ERR_BODY_TOO_LARGE', limit)`: the template filled with the arguments.
+ * @deprecated name the error in lib/errors/ (`defineError`) and throw `errors.<name>(...)`
+ */
 export function createError(code: ErrorCode, args: unknown[] | string, opts?: ErrorOptions): GatewayError {
   const list = Array.isArray(args) ? args : [args];
   return new GatewayError(code, format(DEFINITIONS[code].template, ...list), opts);

@@ -10,15 +10,15 @@ const BODY = JSON.stringify({ data: [], next_page: null });
 export function checkMcpQuery(query: URLSearchParams): void {
   const seen = new Set<string>();
   for (const [name] of query) {
-    if (name !== 'limit' && name !== 'page') throw errors.mcpQueryInvalid(name, 'unknown query parameter; only limit and page are accepted.');
-    if (seen.has(name)) throw errors.mcpQueryInvalid(name, 'must appear at most once.');
+    if (name !== 'limit' && name !== 'page') throw errors.mcpQueryUnknown(name);
+    if (seen.has(name)) throw errors.mcpQueryRepeated(name);
     seen.add(name);
   }
   const limit = query.get('limit');
-  if (limit === null) throw errors.mcpQueryInvalid('limit', 'is required.');
-  if (!/^[1-9]\d{0,3}$/.test(limit) || Number(limit) > 1000) throw errors.mcpQueryInvalid('limit', `must be an integer from 1 to 1000, got "${limit}".`);
+  if (limit === null) throw errors.mcpLimitMissing();
+  if (!/^[1-9]\d{0,3}$/.test(limit) || Number(limit) > 1000) throw errors.mcpLimitInvalid(limit);
   const page = query.get('page');
-  if (page !== null && (page.length === 0 || page.length > 2048)) throw errors.mcpQueryInvalid('page', 'must be a non-empty cursor of at most 2,048 characters.');
+  if (page !== null && (page.length === 0 || page.length > 2048)) throw errors.mcpPageInvalid();
 }
 
 export function listMcpServers(ctx: RequestContext, res: ServerResponse): void {
