@@ -6,7 +6,7 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Ajv, type ErrorObject } from 'ajv';
 import { checkReferences } from './config-references.js';
-import { GatewayError } from './errors.js';
+import { errors } from './errors/index.js';
 import { resolveStoreUrl } from './store/store-url.js';
 
 export type Modality = 'text' | 'image' | 'audio';
@@ -129,16 +129,12 @@ function describe(err: ErrorObject): string {
   return err.message ?? err.keyword;
 }
 
-function configError(message: string): GatewayError {
-  return new GatewayError('GW_ERR_CONFIG_INVALID', `Invalid configuration: ${message}`);
-}
-
 /** Replace `${NAME}` in every string with the environment value; a missing variable is an error naming the path. */
 export function substituteEnv(value: unknown, env: NodeJS.ProcessEnv, path = ''): unknown {
   if (typeof value === 'string') {
     return value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_m, name: string) => {
       const v = env[name];
-      if (v === undefined) throw configError(`${path || '(root)'}: environment variable ${name} is not set`);
+      if (v === undefined) throw errors.configInvalid(`${path || '(root)'}: environment variable ${name} is not set`);
       return v;
     });
   }
@@ -154,43 +150,43 @@ export function substituteEnv(value: unknown, env: NodeJS.ProcessEnv, path = '')
 function crossCheck(config: Config): void {
   const providerIds = new Set<string>();
   config.providers.forEach((p, i) => {
-    if (providerIds.has(p.id)) throw configError(`providers[${i}].id: duplicate provider id "${p.id}"`);
+    if (providerIds.has(p.id)) throw errors.configInvalid(`providers[${i}].id: duplicate provider id "${p.id}"`);
     providerIds.add(p.id);
-    if (!p.simulated && !p.baseUrl) throw configError(`providers[${i}].baseUrl: is required unless "simulated" is true`);
+    if (!p.simulated && !p.baseUrl) throw errors.configInvalid(`providers[${i}].baseUrl: is required unless "simulated" is true`);
   });
   const names = new Map<string, string>();
   const claim = (name: string, owner: string, path: string): void => {
     const prev = names.get(name);
-    if (prev !== undefined && prev !== owner) throw configError(`${path}: "${name}" already names model "${prev}"`);
+    if (prev !== undefined && prev !== owner) throw errors.configInvalid(`${path}: "${name}" already names model "${prev}"`);
     names.set(name, owner);
   };
   config.models.forEach((m, i) => {
     claim(m.id, m.id, `models[${i}].id`);
     m.aliases?.forEach((a, j) => claim(a, m.id, `models[${i}].aliases[${j}]`));
     m.deployments.forEach((d, j) => {
-      if (!providerIds.has(d.provider)) throw configError(`models[${i}].deployments[${j}].provider: unknown provider "${d.provider}"`);
+      if (!providerIds.has(d.provider)) throw errors.configInvalid(`models[${i}].deployments[${j}].provider: unknown provider "${d.provider}"`);
     });
     const p = m.pricing;
     const transcription = m.deployments.every((d) => d.api === 'transcriptions');
     const priced = p !== undefined && ((p.input !== undefined && p.output !== undefined) || (transcription && p.perMinute !== undefined));
-    if (!priced) throw configError(`models[${i}].pricing: model "${m.id}" has no price (input and output per million tokens${transcription ? ', or perMinute' : ''}); an unpriced model is never served for free`);
+    if (!priced) throw errors.configInvalid(`models[${i}].pricing: model "${m.id}" has no price (input and output per million tokens${transcription ? ', or perMinute' : ''}); an unpriced model is never served for free`);
   });
   const orgs = new Map((config.orgs ?? []).map((o) => [o.id, o]));
   (config.keys ?? []).forEach((k, i) => {
     const org = orgs.get(k.org);
-    if (!org) throw configError(`keys[${i}].org: unknown organization "${k.org}"`);
-    if (k.environment !== undefined && k.project === undefined) throw configError(`keys[${i}].environment: needs "project"`);
+    if (!org) throw errors.configInvalid(`keys[${i}].org: unknown organization "${k.org}"`);
+    if (k.environment !== undefined && k.project === undefined) throw errors.configInvalid(`keys[${i}].environment: needs "project"`);
     if (k.project !== undefined) {
       const project = org.projects?.find((p) => p.id === k.project);
-      if (!project) throw configError(`keys[${i}].project: unknown project "${k.project}" in organization "${k.org}"`);
+      if (!project) throw errors.configInvalid(`keys[${i}].project: unknown project "${k.project}" in organization "${k.org}"`);
       if (k.environment !== undefined && !project.environments?.some((e) => e.id === k.environment)) {
-        throw configError(`keys[${i}].environment: unknown environment "${k.environment}" in project "${k.project}"`);
+        throw errors.configInvalid(`keys[${i}].environment: unknown environment "${k.environment}" in project "${k.project}"`);
       }
     }
   });
   const seen = new Set<string>();
   (config.keys ?? []).forEach((k, i) => {
-    if (seen.has(k.key)) throw configError(`keys[${i}].key: the same key is listed twice`);
+    if (seen.has(k.key)) throw errors.configInvalid(`keys[${i}].key: the same key is listed twice`);
     seen.add(k.key);
   });
 }
@@ -210,12 +206,12 @@ function deepFreeze<T>(value: T): T {
 export function finalizeConfig(raw: unknown, env: NodeJS.ProcessEnv = process.env, configDir?: string): Config {
   const substituted = substituteEnv(structuredClone(raw), env);
   if (!validateSchema(substituted)) {
-    const errors = validateSchema.errors ?? [];
-    const lines = errors.filter((e) => e.keyword !== 'if').map((e) => `${pathOf(e)}: ${describe(e)}`);
-    throw configError([...new Set(lines)].join('; '));
+    const found = validateSchema.errors ?? [];
+    const lines = found.filter((e) => e.keyword !== 'if').map((e) => `${pathOf(e)}: ${describe(e)}`);
+    throw errors.configInvalid([...new Set(lines)].join('; '));
   }
   crossCheck(substituted);
-  checkReferences(substituted, configError);
+  checkReferences(substituted, errors.configInvalid);
   if (configDir !== undefined) substituted.store = resolveStoreUrl(substituted.store, configDir);
   return deepFreeze(substituted);
 }
@@ -225,13 +221,13 @@ export function loadConfigFile(file: string, env: NodeJS.ProcessEnv = process.en
   try {
     text = readFileSync(file, 'utf8');
   } catch (err) {
-    throw configError(`cannot read ${file}: ${(err as Error).message}`);
+    throw errors.configUnreadable(file, err as Error);
   }
   let raw: unknown;
   try {
     raw = JSON.parse(text);
   } catch (err) {
-    throw configError(`${file} is not valid JSON: ${(err as Error).message}`);
+    throw errors.configNotJson(file, err as Error);
   }
   return finalizeConfig(raw, env, dirname(resolve(file)));
 }

@@ -4,7 +4,7 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { finalizeConfig, loadConfigFile, type Config } from './config.js';
 import { defaultConfig } from './default-config.js';
-import { GatewayError } from './errors.js';
+import { errors } from './errors/index.js';
 import { createRootLogger } from './logger.js';
 import { createGateway } from './server.js';
 import { openSharedServices } from './services.js';
@@ -50,7 +50,7 @@ export function resolveConfig(opts: StartOptions, env: NodeJS.ProcessEnv = proce
   }
   if (opts.host !== undefined) config.listen.host = opts.host;
   if (opts.port !== undefined) {
-    if (!/^\d+$/.test(opts.port) || Number(opts.port) > 65535) throw new GatewayError('GW_ERR_CONFIG_INVALID', `Invalid configuration: --port: must be an integer from 0 to 65535, got "${opts.port}"`);
+    if (!/^\d+$/.test(opts.port) || Number(opts.port) > 65535) throw errors.portInvalid(opts.port);
     config.listen.port = Number(opts.port);
   }
   if (opts.record !== undefined) config.recordDir = opts.record;

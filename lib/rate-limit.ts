@@ -11,7 +11,7 @@
 // when the bucket is full (and leaves it in debt), instead of never.
 //
 // The interface is small so that a shared store (Redis, the database) can implement it later.
-import { GatewayError } from './errors.js';
+import { errors } from './errors/index.js';
 import type { KeyRecord } from './store/types.js';
 
 export interface RateWindow {
@@ -134,9 +134,7 @@ export class InProcessRateLimiter implements RateLimiter {
     }
     if (reasons.length > 0) {
       const refused = this.decision(b, rpm, tpm, estimate, retryAfter);
-      throw new GatewayError('GW_ERR_RATE_LIMITED', `Rate limit reached for key ${key.id}: ${reasons.join(' and ')}. Retry after ${retryAfter} seconds. The limits are \`keys[].rateLimit\` in the gateway config.`, {
-        headers: { 'retry-after': String(retryAfter), ...headers?.(refused) },
-      });
+      throw errors.rateLimited(key.id, reasons, retryAfter, headers?.(refused));
     }
     if (rpm !== null) b.requests -= MINUTE_MS;
     if (tpm !== null) b.tokens -= estimate * MINUTE_MS;

@@ -2,7 +2,7 @@
 // same-dialect pair forwards the validated body natively (the dialect's own `upstream` encoder);
 // other pairs translate (lib/translate/index.ts).
 import type { Deployment, DialectName, RoutedRequest } from '../chunks.js';
-import { GatewayError } from '../errors.js';
+import { errors } from '../errors/index.js';
 import { translators } from '../translate/index.js';
 import type { Dialect, EncodedCall, RequestEncoder } from './dialect.js';
 
@@ -27,7 +27,7 @@ export function canEncode(source: DialectName, api: Deployment['api']): boolean 
 export function encodeUpstreamRequest(routed: RoutedRequest, deployment: Deployment): EncodedCall {
   const encoder = encoders.get(`${routed.request.source}>${deployment.api}`);
   if (!encoder) {
-    throw new GatewayError('GW_ERR_CAPABILITY_REJECTED', `capability_rejected: model: model "${routed.modelId}" is served through the ${deployment.api} API, which this endpoint cannot reach yet (\`models[].deployments[].api\` in the gateway config). Pin another model or use another endpoint.`, { param: 'model' });
+    throw errors.apiUnreachable(routed.modelId, deployment.api);
   }
   return encoder(routed, deployment);
 }

@@ -1,15 +1,14 @@
 // Checks every upstream decoder shares: strict parsing of provider JSON into objects and field
 // checks that fail closed with GW_ERR_INTEGRITY (provider work has happened by then).
 import type { JsonObject, JsonValue } from '../chunks.js';
-import { createError, type GatewayError } from '../errors.js';
+import type { GatewayError } from '../errors.js';
+import { errors } from '../errors/index.js';
 import { parseChecked } from './checked-parse.js';
 import { JsonSyntaxError } from './strict-parse.js';
 
 /** GW_ERR_INTEGRITY with a precise detail ("The provider response failed an integrity check: <detail>"). */
 export function integrityError(detail: string, cause?: unknown): GatewayError {
-  const err = createError('GW_ERR_INTEGRITY', detail, cause === undefined ? undefined : { cause });
-  err.providerWork = true;
-  return err;
+  return errors.integrity(detail, cause);
 }
 
 export function isObject(value: JsonValue | undefined): value is JsonObject {

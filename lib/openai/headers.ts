@@ -1,20 +1,20 @@
 // Header rules shared by the OpenAI-style endpoints (Chat Completions, Responses, transcriptions):
 // the JSON content-type check, rate-limit header names and the request-id header.
 import type { RateLimitHeaderNames, RequestIdRule } from '../dialects/dialect.js';
-import { GatewayError } from '../errors.js';
+import { errors } from '../errors/index.js';
 
 /** `Content-Type: application/json` exactly once (parameters such as a charset allowed). */
 export function requireJsonContentType(rawHeaders: readonly string[]): void {
   let value: string | undefined;
   for (let i = 0; i < rawHeaders.length; i += 2) {
     if (rawHeaders[i]!.toLowerCase() !== 'content-type') continue;
-    if (value !== undefined) throw new GatewayError('GW_ERR_CONTENT_TYPE_INVALID', 'content-type: the header appears more than once; send it exactly once.', { param: 'content-type' });
+    if (value !== undefined) throw errors.contentTypeRepeated();
     value = rawHeaders[i + 1]!;
   }
-  if (value === undefined) throw new GatewayError('GW_ERR_CONTENT_TYPE_INVALID', 'content-type: missing; send `Content-Type: application/json`.', { param: 'content-type' });
+  if (value === undefined) throw errors.contentTypeMissing();
   const media = value.split(';')[0]!.trim().toLowerCase();
   if (media !== 'application/json') {
-    throw new GatewayError('GW_ERR_CONTENT_TYPE_INVALID', `content-type: "${value}" is not accepted; send \`Content-Type: application/json\`.`, { param: 'content-type' });
+    throw errors.contentTypeNotJson(value);
   }
 }
 

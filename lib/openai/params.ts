@@ -2,7 +2,8 @@
 // way: "given" (an explicit null means omitted, as OpenAI's API treats it) and `metadata` with the
 // gateway's `call_name` label. One definition, so the two endpoints cannot drift apart.
 import type { JsonValue } from '../chunks.js';
-import { GatewayError, invalid } from '../errors.js';
+import { invalid } from '../errors.js';
+import { errors } from '../errors/index.js';
 import { kind, obj, shorten, str } from '../validate/checks.js';
 
 /** true when the optional parameter was given (null counts as omitted) */
@@ -40,5 +41,5 @@ function validateCallName(v: JsonValue): string {
     typeof v !== 'string' ? `must be a string, got ${kind(v)}`
     : v.trim() === '' ? 'must not be empty or whitespace only'
     : `must be at most ${MAX_CALL_NAME} characters, got ${v.length}`;
-  throw new GatewayError('GW_ERR_CALL_NAME_INVALID', `metadata.call_name: ${problem}`, { param: 'metadata.call_name' });
+  throw errors.callNameInvalid('metadata.call_name', problem);
 }

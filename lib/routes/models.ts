@@ -5,7 +5,7 @@ import type { ServerResponse } from 'node:http';
 import type { CatalogModel } from '../catalog.js';
 import { modelAllowed } from '../catalog.js';
 import type { RequestContext } from '../context.js';
-import { GatewayError } from '../errors.js';
+import { errors } from '../errors/index.js';
 import { AUTO_MODEL } from '../../stages/route.js';
 
 interface ModelEntry {
@@ -44,7 +44,7 @@ function intParam(ctx: RequestContext, name: string, min: number, max: number): 
   const all = ctx.query.getAll(name);
   if (all.length === 0) return undefined;
   if (all.length > 1 || !/^\d+$/.test(all[0]!) || Number(all[0]) < min || Number(all[0]) > max) {
-    throw new GatewayError('GW_ERR_QUERY_INVALID', `${name}: must appear once, as an integer from ${min} to ${max}.`, { param: name });
+    throw errors.modelsQueryInteger(name, min, max);
   }
   return Number(all[0]);
 }
@@ -53,7 +53,7 @@ export function listModels(ctx: RequestContext, res: ServerResponse): void {
   const anthropic = ctx.dialect === 'anthropic';
   for (const name of ctx.query.keys()) {
     if (!['limit', 'after_id', 'before_id'].includes(name)) {
-      throw new GatewayError('GW_ERR_QUERY_INVALID', `${name}: unknown query parameter; GET /v1/models accepts limit, after_id and before_id.`, { param: name });
+      throw errors.modelsQueryUnknown(name);
     }
   }
   const limit = intParam(ctx, 'limit', 1, 1000) ?? (anthropic ? 20 : 1000);

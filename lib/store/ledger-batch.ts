@@ -15,8 +15,7 @@
 // lives for one batch only (another process may change the file between batches, e.g.
 // `credits add`); a store failure throws out of the transaction, which rolls everything back.
 import type Database from 'better-sqlite3';
-import { GatewayError } from '../errors.js';
-import { formatUsd } from '../pricing.js';
+import { errors } from '../errors/index.js';
 import type { CapLevel } from './types.js';
 
 /** One counter change at every level of a reservation: `reserve` added to reserved, `cost` charged. */
@@ -87,24 +86,14 @@ export function checkHold(hold: Delta, levels: HoldLevels): void {
   const amount = hold.reserve;
   const available = org ? org.balance - org.reserved : 0;
   if (available <= 0 || available < amount) {
-    const held = org && org.reserved > 0 ? ` (balance ${formatUsd(org.balance)}, ${formatUsd(org.reserved)} held by requests in progress)` : '';
-    throw new GatewayError(
-      'GW_ERR_CREDITS_INSUFFICIENT',
-      `Insufficient credits: the organization has ${formatUsd(available)} available${held} and this request may cost up to ${formatUsd(amount)}. Add credits to continue.`,
-    );
+    throw errors.creditsInsufficient(available, org?.balance ?? 0, org?.reserved ?? 0, amount);
   }
   // the cap check runs on every hold: names are only spelled out for a refusal
   const check = (level: CapLevel, c: Counters | null): void => {
     if (c === null || c.cap === null || c.spent + c.reserved + amount <= c.cap) return;
     const { key, org: orgId, project, environment } = hold;
     const name = { key: `the key ${key}`, environment: `the environment ${environment} of project ${project}`, project: `the project ${project}`, organization: `the organization ${orgId}` }[level];
-    const held = c.reserved > 0 ? `, ${formatUsd(c.reserved)} held by requests in progress` : '';
-    const field = { key: 'keys[].spendCap', environment: 'orgs[].projects[].environments[].spendCap', project: 'orgs[].projects[].spendCap', organization: 'orgs[].spendCap' }[level];
-    throw new GatewayError(
-      'GW_ERR_SPEND_CAP_EXCEEDED',
-      `Spend cap of ${name} reached (cap ${formatUsd(c.cap)}, spent ${formatUsd(c.spent)}${held}, this request may cost up to ${formatUsd(amount)}). The cap is \`${field}\` in the gateway config.`,
-      { param: level },
-    );
+    throw errors.spendCapExceeded(level, name, c.cap, c.spent, c.reserved, amount);
   };
   check('key', levels.key);
   check('environment', levels.environment);

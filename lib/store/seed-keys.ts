@@ -10,7 +10,7 @@
 // Only rows the config made are changed: a key made another way (source other than 'config', e.g.
 // an admin API) with the same id or secret is a configuration error, not something to take over.
 import type Database from 'better-sqlite3';
-import { GatewayError } from '../errors.js';
+import { errors } from '../errors/index.js';
 
 export interface ConfigKeyRow {
   id: string;
@@ -30,10 +30,6 @@ function retiredHash(id: string): string {
   return `retired:${id}`;
 }
 
-function notOurs(i: number, why: string): GatewayError {
-  return new GatewayError('GW_ERR_CONFIG_INVALID', `Invalid configuration: keys[${i}]: ${why}`);
-}
-
 export function reconcileKeys(db: Database.Database, rows: readonly ConfigKeyRow[]): void {
   const holderOf = db.prepare<[string, string], { id: string; source: string }>('SELECT id, source FROM keys WHERE hash = ? AND id <> ?');
   const sourceOf = db.prepare<[string], { source: string }>('SELECT source FROM keys WHERE id = ?');
@@ -45,9 +41,9 @@ export function reconcileKeys(db: Database.Database, rows: readonly ConfigKeyRow
       disabled = 0`);
   rows.forEach((row, i) => {
     const own = sourceOf.get(row.id);
-    if (own !== undefined && own.source !== 'config') throw notOurs(i, `id "${row.id}" belongs to a key made outside the config (${own.source})`);
+    if (own !== undefined && own.source !== 'config') throw errors.configKeyIdTaken(i, row.id, own.source);
     const holder = holderOf.get(row.hash, row.id);
-    if (holder !== undefined && holder.source !== 'config') throw notOurs(i, `this secret belongs to key "${holder.id}", made outside the config (${holder.source})`);
+    if (holder !== undefined && holder.source !== 'config') throw errors.configKeySecretTaken(i, holder.id, holder.source);
     if (holder !== undefined) retire.run(retiredHash(holder.id), holder.id);
     upsert.run(row);
   });

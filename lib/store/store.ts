@@ -11,7 +11,7 @@ import type { Config, KeyConfig, Scope } from '../config.js';
 import { MIGRATIONS } from './migrations.js';
 import { storeFile } from './store-url.js';
 import { reconcileKeys, type ConfigKeyRow } from './seed-keys.js';
-import { GatewayError } from '../errors.js';
+import { errors } from '../errors/index.js';
 import { UNITS_PER_USD, type KeyRecord } from './types.js';
 import { SqliteLedger } from './ledger.js';
 
@@ -50,7 +50,7 @@ function keyRows(keys: readonly KeyConfig[]): ConfigKeyRow[] {
   return keys.map((k, i) => {
     const id = keyIdOf(k);
     // two entries under one id would silently rotate each other at every start
-    if (seen.has(id)) throw new GatewayError('GW_ERR_CONFIG_INVALID', `Invalid configuration: keys[${i}].id: key id "${id}" is listed twice`);
+    if (seen.has(id)) throw errors.configKeyIdRepeated(i, id);
     seen.add(id);
     return {
       id,

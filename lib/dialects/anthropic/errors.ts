@@ -1,7 +1,8 @@
 // Messages-dialect error envelope: every gateway error code → the Messages `error.type`, the JSON
 // body `{type: "error", error: {type, message}, request_id}` (HTTP body and SSE `error` frame data),
 // and the reverse direction for in-band upstream `error` events.
-import { GatewayError, type ErrorCode } from '../../errors.js';
+import type { ErrorCode, GatewayError } from '../../errors.js';
+import { inBandUpstream, type InBandCode } from '../../errors/index.js';
 
 export type AnthropicErrorType =
   | 'invalid_request_error'
@@ -80,7 +81,7 @@ export function anthropicErrorBody(err: GatewayError, requestId: string): string
 }
 
 /** Upstream error type → gateway code and the HTTP status that type stands for. */
-const FROM_TYPE: Record<string, { code: ErrorCode; status: number }> = {
+const FROM_TYPE: Record<string, { code: InBandCode; status: number }> = {
   invalid_request_error: { code: 'GW_ERR_UPSTREAM', status: 400 },
   authentication_error: { code: 'GW_ERR_UPSTREAM', status: 401 },
   billing_error: { code: 'GW_ERR_UPSTREAM', status: 402 },
@@ -100,11 +101,7 @@ const FROM_TYPE: Record<string, { code: ErrorCode; status: number }> = {
  */
 export function errorFromAnthropic(type: string, message: string, requestId?: string): GatewayError {
   const known = Object.hasOwn(FROM_TYPE, type) ? FROM_TYPE[type]! : { code: 'GW_ERR_UPSTREAM' as const, status: 500 };
-  const err = new GatewayError(known.code, message, {
-    upstream: requestId === undefined
-      ? { protocol: 'anthropic', status: known.status, type, message }
-      : { protocol: 'anthropic', status: known.status, type, message, requestId },
-  });
-  err.providerWork = true;
-  return err;
+  return inBandUpstream(known.code, requestId === undefined
+    ? { protocol: 'anthropic', status: known.status, type, message }
+    : { protocol: 'anthropic', status: known.status, type, message, requestId });
 }

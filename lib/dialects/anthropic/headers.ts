@@ -1,6 +1,6 @@
 // Header and query rules of `POST /v1/messages` and `/v1/messages/count_tokens`, checked on Node's
 // raw header list so duplicated singleton headers are seen (req.headers joins or drops them).
-import { GatewayError } from '../../errors.js';
+import { errors } from '../../errors/index.js';
 import { shorten } from './validate-util.js';
 
 export const BASE_VERSION = '2023-06-01';
@@ -22,22 +22,6 @@ const BETA_ID = /^[\x21-\x2b\x2d-\x7e]+$/;
 /** the form `anthropicVersions` entries take (lib/config.schema.json) */
 const VERSION_DATE = /^\d{4}-\d{2}-\d{2}$/;
 
-function headerError(name: string, message: string): GatewayError {
-  return new GatewayError('GW_ERR_HEADER_INVALID', `${name}: ${message}`, { param: name });
-}
-
-function contentTypeError(message: string): GatewayError {
-  return new GatewayError('GW_ERR_CONTENT_TYPE_INVALID', `content-type: ${message}`, { param: 'content-type' });
-}
-
-function versionGuidance(accepted: readonly string[]): string {
-  const list = accepted.map((v) => `\`${v}\``).join(', ');
-  return (
-    `Accepted values: ${list}. Set the request header \`anthropic-version: ${BASE_VERSION}\` ` +
-    `(the Anthropic SDKs and Claude Code send it themselves; with curl add \`-H 'anthropic-version: ${BASE_VERSION}'\`).`
-  );
-}
-
 /**
  * rawHeaders is Node's req.rawHeaders ([name, value, ...]); acceptedVersions from config
  * ('2023-06-01' always included). Throws GatewayError.
@@ -58,21 +42,19 @@ export function validateMessagesHeaders(
     const value = (rawHeaders[i + 1] as string).trim();
     switch (name) {
       case 'content-type':
-        if (contentType !== undefined) throw contentTypeError('the header appears more than once; send it exactly once');
+        if (contentType !== undefined) throw errors.messagesContentTypeRepeated();
         contentType = value;
         break;
       case 'anthropic-version':
-        if (version !== undefined) throw headerError(name, 'the header appears more than once; send it exactly once');
+        if (version !== undefined) throw errors.messagesHeaderRepeated(name);
         version = value;
         break;
       case 'anthropic-beta':
-        if (beta !== undefined) {
-          throw headerError(name, 'the header appears more than once; send one header with a comma-separated list of beta ids');
-        }
+        if (beta !== undefined) throw errors.betaHeaderRepeated();
         beta = value;
         break;
       case 'x-claude-code-session-id':
-        if (session !== undefined) throw headerError(name, 'the header appears more than once; send it exactly once');
+        if (session !== undefined) throw errors.messagesHeaderRepeated(name);
         session = value;
         break;
       default:
@@ -85,19 +67,16 @@ export function validateMessagesHeaders(
   if (opts.requireContentType) checkContentType(contentType);
 
   const accepted = acceptedVersions.includes(BASE_VERSION) ? acceptedVersions : [BASE_VERSION, ...acceptedVersions];
-  if (version === undefined) {
-    throw headerError('anthropic-version', `the header is required. ${versionGuidance(accepted)}`);
-  }
+  if (version === undefined) throw errors.versionMissing(accepted, BASE_VERSION);
   if (!accepted.includes(version)) {
     // a well-formed date is a version the operator can accept; anything else the config cannot fix
-    const fix = VERSION_DATE.test(version) ? ` To accept it, the gateway operator adds "${version}" to \`anthropicVersions\` in the gateway config.` : '';
-    throw headerError('anthropic-version', `\`${shorten(version)}\` is not an accepted version. ${versionGuidance(accepted)}${fix}`);
+    throw errors.versionNotAccepted(shorten(version), accepted, BASE_VERSION, VERSION_DATE.test(version) ? version : undefined);
   }
 
   let sessionId: string | undefined;
   if (session !== undefined) {
     if (session.length === 0 || session.length > SESSION_MAX) {
-      throw headerError('x-claude-code-session-id', `must be 1 to ${SESSION_MAX} characters after trimming, got ${session.length}`);
+      throw errors.sessionIdLength(SESSION_MAX, session.length);
     }
     sessionId = session;
   }
@@ -106,15 +85,11 @@ export function validateMessagesHeaders(
 }
 
 function checkContentType(value: string | undefined): void {
-  if (value === undefined) {
-    throw contentTypeError('the header is required; send `content-type: application/json`');
-  }
+  if (value === undefined) throw errors.messagesContentTypeMissing();
   const semi = value.indexOf(';');
   const type = (semi === -1 ? value : value.slice(0, semi)).trim().toLowerCase();
   if (type !== 'application/json') {
-    throw contentTypeError(
-      `must be \`application/json\` (parameters such as \`; charset=utf-8\` are allowed), got \`${shorten(value)}\``,
-    );
+    throw errors.messagesContentTypeNotJson(shorten(value));
   }
 }
 
@@ -129,10 +104,8 @@ function parseBetas(value: string): string[] {
   const items = value.split(',');
   for (let i = 0; i < items.length; i++) {
     const id = (items[i] as string).trim();
-    if (id === '') throw headerError('anthropic-beta', `item ${i + 1} is empty; send comma-separated, non-empty beta ids`);
-    if (!BETA_ID.test(id)) {
-      throw headerError('anthropic-beta', `item ${i + 1} is not a valid beta id (visible ASCII without spaces or commas)`);
-    }
+    if (id === '') throw errors.betaItemEmpty(i + 1);
+    if (!BETA_ID.test(id)) throw errors.betaItemInvalid(i + 1);
     if (!seen.has(id)) {
       seen.add(id);
       out.push(id);
@@ -147,17 +120,13 @@ export function validateMessagesQuery(query: URLSearchParams): void {
   for (const [name, value] of query) {
     if (name !== 'beta') {
       const shown = shorten(name);
-      throw new GatewayError('GW_ERR_QUERY_INVALID', `${shown}: unknown query parameter; only \`beta=true\` is accepted here`, {
-        param: shown,
-      });
+      throw errors.messagesQueryUnknown(shown);
     }
     if (betaSeen) {
-      throw new GatewayError('GW_ERR_QUERY_INVALID', 'beta: the query parameter appears more than once; send `beta=true` at most once', {
-        param: 'beta',
-      });
+      throw errors.messagesBetaRepeated();
     }
     if (value !== 'true') {
-      throw new GatewayError('GW_ERR_QUERY_INVALID', 'beta: the query parameter must be `true` when given', { param: 'beta' });
+      throw errors.messagesBetaNotTrue();
     }
     betaSeen = true;
   }

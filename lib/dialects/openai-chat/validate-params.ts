@@ -3,7 +3,8 @@
 // checked only), `metadata` with its `call_name` label, and `reasoning` / `reasoning_effort`.
 // An explicit `null` on an optional parameter means "not given", as OpenAI's API treats it.
 import type { JsonObject } from '../../chunks.js';
-import { GatewayError, invalid } from '../../errors.js';
+import { invalid } from '../../errors.js';
+import { errors } from '../../errors/index.js';
 import { arr, bool, int, isObject, num, obj, oneOf, rejectUnknown, fields, str } from '../../validate/checks.js';
 import { given } from '../../openai/params.js';
 
@@ -13,28 +14,24 @@ export { given, validateMetadata } from '../../openai/params.js';
 export const EFFORTS = ['xhigh', 'high', 'medium', 'low', 'minimal', 'none'] as const;
 export type ChatEffort = (typeof EFFORTS)[number];
 
-function unsupported(param: string, message: string): GatewayError {
-  return new GatewayError('GW_ERR_PARAM_UNSUPPORTED', `${param}: ${message}`, { param });
-}
-
 /** `n` > 1, `audio`, `modalities` with audio, `web_search_options`, `functions`, `function_call`. */
 export function rejectUnsupported(body: JsonObject): void {
   if (given(body.n)) {
     const n = int(body.n, 'n', 1);
-    if (n > 1) throw unsupported('n', `only one choice per request is supported, got ${n}. Remove "n" or set it to 1, and send several requests instead`);
+    if (n > 1) throw errors.paramUnsupported('n', `only one choice per request is supported, got ${n}. Remove "n" or set it to 1, and send several requests instead`);
   }
-  if (given(body.audio)) throw unsupported('audio', 'audio output is not supported. Remove "audio"');
+  if (given(body.audio)) throw errors.paramUnsupported('audio', 'audio output is not supported. Remove "audio"');
   if (given(body.modalities)) {
     const list = arr(body.modalities, 'modalities');
     for (let i = 0; i < list.length; i++) {
       if (oneOf(list[i], `modalities[${i}]`, ['text', 'audio']) === 'audio') {
-        throw unsupported('modalities', 'audio output is not supported. Remove "audio" from "modalities" (or send ["text"])');
+        throw errors.paramUnsupported('modalities', 'audio output is not supported. Remove "audio" from "modalities" (or send ["text"])');
       }
     }
   }
-  if (given(body.web_search_options)) throw unsupported('web_search_options', 'web search is not available on Chat Completions. Remove "web_search_options", or use POST /v1/responses with a web_search tool');
-  if (given(body.functions)) throw unsupported('functions', 'the deprecated "functions" parameter is not supported. Send "tools" with {type: "function", function: {...}} entries instead');
-  if (given(body.function_call)) throw unsupported('function_call', 'the deprecated "function_call" parameter is not supported. Send "tool_choice" instead');
+  if (given(body.web_search_options)) throw errors.paramUnsupported('web_search_options', 'web search is not available on Chat Completions. Remove "web_search_options", or use POST /v1/responses with a web_search tool');
+  if (given(body.functions)) throw errors.paramUnsupported('functions', 'the deprecated "functions" parameter is not supported. Send "tools" with {type: "function", function: {...}} entries instead');
+  if (given(body.function_call)) throw errors.paramUnsupported('function_call', 'the deprecated "function_call" parameter is not supported. Send "tool_choice" instead');
 }
 
 const MAX_STOP = 4;

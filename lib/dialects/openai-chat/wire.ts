@@ -2,7 +2,8 @@
 // checks, finish_reason and usage → canonical, and an in-band `{error: {...}}` → GatewayError.
 // Used by the stream decoder (events.ts) and the non-streaming decoder (message.ts).
 import type { JsonObject, JsonValue, NativeFrame, StopReason, Usage } from '../../chunks.js';
-import { GatewayError, type ErrorCode } from '../../errors.js';
+import type { GatewayError } from '../../errors.js';
+import { inBandUpstream, type InBandCode } from '../../errors/index.js';
 import { integrityError, isObject } from '../../json/upstream.js';
 
 export { integrityError, isObject, parseObject, optionalString } from '../../json/upstream.js';
@@ -63,7 +64,7 @@ export function usageFromWire(usage: JsonObject, where: string): Usage {
 }
 
 /** Upstream error code (or type) → gateway code and the HTTP status it stands for. */
-const FROM_CODE: Record<string, { code: ErrorCode; status: number }> = {
+const FROM_CODE: Record<string, { code: InBandCode; status: number }> = {
   rate_limit_exceeded: { code: 'GW_ERR_UPSTREAM_RATE_LIMITED', status: 429 },
   rate_limit_error: { code: 'GW_ERR_UPSTREAM_RATE_LIMITED', status: 429 },
   server_is_overloaded: { code: 'GW_ERR_UPSTREAM_OVERLOADED', status: 503 },
@@ -79,9 +80,5 @@ export function errorFromWire(error: JsonObject): GatewayError {
   const known = (type !== undefined && Object.hasOwn(FROM_CODE, type) ? FROM_CODE[type] : undefined) ??
     (typeof error.type === 'string' && Object.hasOwn(FROM_CODE, error.type) ? FROM_CODE[error.type] : undefined) ??
     { code: 'GW_ERR_UPSTREAM' as const, status: 500 };
-  const err = new GatewayError(known.code, message, {
-    upstream: type === undefined ? { protocol: 'openai', status: known.status, message } : { protocol: 'openai', status: known.status, type, message },
-  });
-  err.providerWork = true;
-  return err;
+  return inBandUpstream(known.code, type === undefined ? { protocol: 'openai', status: known.status, message } : { protocol: 'openai', status: known.status, type, message });
 }

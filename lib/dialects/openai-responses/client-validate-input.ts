@@ -2,7 +2,8 @@
 // reasoning, client-tool calls and outputs) and content parts, checked for the fields the gateway
 // reads; other fields clients echo back are kept. Part of client-validate.ts.
 import type { JsonObject, JsonValue } from '../../chunks.js';
-import { GatewayError, invalid } from '../../errors.js';
+import { invalid } from '../../errors.js';
+import { errors } from '../../errors/index.js';
 import { arr, isObject, jsonBytes, kind, obj, oneOf, shorten, str } from '../../validate/checks.js';
 import { given } from '../../openai/params.js';
 import { decodeAnthropicThinking, isAnthropicEncrypted } from './client-state.js';
@@ -37,15 +38,11 @@ export function validateInput(v: JsonValue | undefined, scan: Scan): void {
 
 const MESSAGE_ROLES = ['system', 'developer', 'user', 'assistant', 'tool'] as const;
 
-function itemInvalid(path: string, message: string): GatewayError {
-  return new GatewayError('GW_ERR_REQUEST_INVALID', `${path}: ${message}`, { param: 'input' });
-}
-
 function validateItem(v: JsonValue | undefined, path: string, scan: Scan): void {
-  if (!isObject(v)) throw itemInvalid(path, `must be an input item object, got ${kind(v)}`);
+  if (!isObject(v)) throw errors.inputItemInvalid(path, `must be an input item object, got ${kind(v)}`);
   scan.items++;
   const type = v.type === undefined && v.role !== undefined ? 'message' : v.type;
-  if (typeof type !== 'string') throw itemInvalid(`${path}.type`, `must be a string naming the item type, got ${kind(type)}`);
+  if (typeof type !== 'string') throw errors.inputItemInvalid(`${path}.type`, `must be a string naming the item type, got ${kind(type)}`);
   switch (type) {
     case 'message': {
       const role = oneOf(v.role, `${path}.role`, MESSAGE_ROLES);
@@ -74,12 +71,12 @@ function validateItem(v: JsonValue | undefined, path: string, scan: Scan): void 
     case 'apply_patch_call_output': {
       const callId = str(v.call_id, `${path}.call_id`, 1);
       if (!scan.callIds.has(callId)) {
-        throw itemInvalid(`${path}.call_id`, `"${shorten(callId)}" does not match the call_id of an earlier call item in "input". Send the model's call item before its output`);
+        throw errors.inputItemInvalid(`${path}.call_id`, `"${shorten(callId)}" does not match the call_id of an earlier call item in "input". Send the model's call item before its output`);
       }
       if (type === 'apply_patch_call_output') {
         if (given(v.output)) str(v.output, `${path}.output`);
       } else if (type === 'shell_call_output') {
-        if (v.output === undefined) throw itemInvalid(`${path}.output`, 'required field is missing');
+        if (v.output === undefined) throw errors.inputItemInvalid(`${path}.output`, 'required field is missing');
       } else {
         toolOutput(v.output, `${path}.output`);
       }
@@ -92,9 +89,9 @@ function validateItem(v: JsonValue | undefined, path: string, scan: Scan): void 
     case 'web_search_call':
       return; // an echoed hosted search: kept for Responses deployments, dropped elsewhere
     case 'item_reference':
-      throw itemInvalid(path, ITEM_REFERENCE_HINT);
+      throw errors.inputItemInvalid(path, ITEM_REFERENCE_HINT);
     default:
-      throw itemInvalid(`${path}.type`, `item type "${shorten(type)}" is not supported. Supported: message, function_call, function_call_output, reasoning, custom_tool_call(_output), shell_call(_output), apply_patch_call(_output)`);
+      throw errors.inputItemInvalid(`${path}.type`, `item type "${shorten(type)}" is not supported. Supported: message, function_call, function_call_output, reasoning, custom_tool_call(_output), shell_call(_output), apply_patch_call(_output)`);
   }
 }
 
@@ -111,7 +108,7 @@ function reasoningItem(v: JsonObject, path: string, scan: Scan): void {
   scan.bytes += encrypted.length / 4;
   if (isAnthropicEncrypted(encrypted)) {
     if (decodeAnthropicThinking(encrypted) === null) {
-      throw itemInvalid(`${path}.encrypted_content`, 'is not reasoning state this gateway returned. Pass encrypted_content back unmodified');
+      throw errors.inputItemInvalid(`${path}.encrypted_content`, 'is not reasoning state this gateway returned. Pass encrypted_content back unmodified');
     }
     scan.signedThinking = true;
   }
@@ -124,7 +121,7 @@ function toolOutput(v: JsonValue | undefined, path: string): void {
   for (let j = 0; j < parts.length; j++) {
     const p = obj(parts[j], `${path}[${j}]`);
     if (p.type !== 'input_text' && p.type !== 'output_text') {
-      throw itemInvalid(`${path}[${j}].type`, `tool outputs carry text only ("input_text" parts), got ${typeof p.type === 'string' ? `"${shorten(p.type)}"` : kind(p.type)}`);
+      throw errors.inputItemInvalid(`${path}[${j}].type`, `tool outputs carry text only ("input_text" parts), got ${typeof p.type === 'string' ? `"${shorten(p.type)}"` : kind(p.type)}`);
     }
     str(p.text, `${path}[${j}].text`);
   }
@@ -139,7 +136,7 @@ function content(v: JsonValue | undefined, path: string, assistant: boolean, sca
     scan.bytes += Buffer.byteLength(v, 'utf8');
     return;
   }
-  if (!Array.isArray(v)) throw itemInvalid(at, v === undefined ? 'required field is missing' : `must be a string or an array of content parts, got ${kind(v)}`);
+  if (!Array.isArray(v)) throw errors.inputItemInvalid(at, v === undefined ? 'required field is missing' : `must be a string or an array of content parts, got ${kind(v)}`);
   for (let j = 0; j < v.length; j++) part(v[j], `${at}[${j}]`, assistant, scan);
 }
 
@@ -162,23 +159,23 @@ function part(v: JsonValue | undefined, path: string, assistant: boolean, scan: 
       if (assistant) break;
       const data = given(p.file_data) ? str(p.file_data, `${path}.file_data`) : '';
       if (!IMAGE_DATA_URI.test(data)) {
-        throw itemInvalid(`${path}.file_data`, 'only image files are supported, sent as a data:image/...;base64 URI in "file_data" (no file ids, URLs or other file types)');
+        throw errors.inputItemInvalid(`${path}.file_data`, 'only image files are supported, sent as a data:image/...;base64 URI in "file_data" (no file ids, URLs or other file types)');
       }
       scan.images++;
       return;
     }
     case 'input_audio':
-      throw new GatewayError('GW_ERR_PARAM_UNSUPPORTED', `${path}: audio input is not supported on the Responses endpoint. Remove the input_audio part, or transcribe it with POST /v1/audio/transcriptions first`, { param: 'input' });
+      throw errors.responsesAudioInput(path);
   }
   const type = typeof p.type === 'string' ? `"${shorten(p.type)}"` : kind(p.type);
   const allowed = assistant ? '"output_text", "refusal"' : '"input_text", "input_image", "input_file"';
-  throw itemInvalid(`${path}.type`, `must be one of ${allowed}, got ${type}`);
+  throw errors.inputItemInvalid(`${path}.type`, `must be one of ${allowed}, got ${type}`);
 }
 
 /** `image_url` as a string or `{url, detail}`; `detail` on the part or in the object (decisions §9.11). */
 function imageUrl(p: JsonObject, path: string): void {
   if (given(p.detail)) oneOf(p.detail, `${path}.detail`, DETAILS);
-  if (given(p.file_id)) throw itemInvalid(`${path}.file_id`, 'file ids point at stored files, which this gateway does not have; send image_url instead');
+  if (given(p.file_id)) throw errors.inputItemInvalid(`${path}.file_id`, 'file ids point at stored files, which this gateway does not have; send image_url instead');
   let url: string;
   if (isObject(p.image_url)) {
     url = str(p.image_url.url, `${path}.image_url.url`, 1);
@@ -187,10 +184,10 @@ function imageUrl(p: JsonObject, path: string): void {
     url = str(p.image_url, `${path}.image_url`, 1);
   }
   if (url.startsWith('data:')) {
-    if (!IMAGE_DATA_URI.test(url)) throw itemInvalid(`${path}.image_url`, 'a data URL must be data:image/<jpeg|png|gif|webp>;base64,<data>');
+    if (!IMAGE_DATA_URI.test(url)) throw errors.inputItemInvalid(`${path}.image_url`, 'a data URL must be data:image/<jpeg|png|gif|webp>;base64,<data>');
     return;
   }
-  if (!url.startsWith('https://')) throw itemInvalid(`${path}.image_url`, `must be an https URL or a data:image/...;base64 URL, got "${shorten(url)}"`);
-  if (!URL.canParse(url)) throw itemInvalid(`${path}.image_url`, `is not a valid URL: "${shorten(url)}"`);
+  if (!url.startsWith('https://')) throw errors.inputItemInvalid(`${path}.image_url`, `must be an https URL or a data:image/...;base64 URL, got "${shorten(url)}"`);
+  if (!URL.canParse(url)) throw errors.inputItemInvalid(`${path}.image_url`, `is not a valid URL: "${shorten(url)}"`);
 }
 

@@ -12,7 +12,8 @@
 // annotations, logprobs: what clients echo back) are kept as sent. The result is the
 // CanonicalRequest whose `body` is the input object itself (source 'openai-responses').
 import type { CanonicalRequest, JsonObject, JsonValue, RequestNeeds } from '../../chunks.js';
-import { GatewayError, invalid } from '../../errors.js';
+import { invalid } from '../../errors.js';
+import { errors } from '../../errors/index.js';
 import { arr, bool, int, isObject, jsonBytes, kind, num, obj, oneOf, shorten, str } from '../../validate/checks.js';
 import { given, validateMetadata } from '../../openai/params.js';
 import { validateInput, type Scan } from './client-validate-input.js';
@@ -77,20 +78,16 @@ export interface ResponsesValidateOptions {
   defaultEffortOnAuto?: boolean;
 }
 
-function unsupported(param: string, message: string): GatewayError {
-  return new GatewayError('GW_ERR_PARAM_UNSUPPORTED', `${param}: ${message}`, { param });
-}
-
 const STATELESS = ' This gateway is stateless: send the whole conversation in "input" on every request.';
 
 function rejectStateful(body: JsonObject): void {
-  if (given(body.store) && bool(body.store, 'store')) throw unsupported('store', `responses are never stored; remove "store" or set it to false.${STATELESS}`);
-  if (given(body.previous_response_id)) throw unsupported('previous_response_id', `responses are never stored, so they cannot be continued by id; remove "previous_response_id".${STATELESS}`);
-  if (given(body.conversation)) throw unsupported('conversation', `conversations are not stored; remove "conversation".${STATELESS}`);
-  if (given(body.background) && bool(body.background, 'background')) throw unsupported('background', 'background responses need stored responses; remove "background" or set it to false, and stream instead.');
-  if (given(body.prompt)) throw unsupported('prompt', 'stored prompt templates are not available; remove "prompt" and send the text in "instructions" and "input".');
-  if (given(body.moderation)) throw unsupported('moderation', 'moderation settings are not supported; remove "moderation".');
-  if (given(body.context_management)) throw unsupported('context_management', 'server-side context management (compaction) is not available; remove "context_management".');
+  if (given(body.store) && bool(body.store, 'store')) throw errors.paramUnsupported('store', `responses are never stored; remove "store" or set it to false.${STATELESS}`);
+  if (given(body.previous_response_id)) throw errors.paramUnsupported('previous_response_id', `responses are never stored, so they cannot be continued by id; remove "previous_response_id".${STATELESS}`);
+  if (given(body.conversation)) throw errors.paramUnsupported('conversation', `conversations are not stored; remove "conversation".${STATELESS}`);
+  if (given(body.background) && bool(body.background, 'background')) throw errors.paramUnsupported('background', 'background responses need stored responses; remove "background" or set it to false, and stream instead.');
+  if (given(body.prompt)) throw errors.paramUnsupported('prompt', 'stored prompt templates are not available; remove "prompt" and send the text in "instructions" and "input".');
+  if (given(body.moderation)) throw errors.paramUnsupported('moderation', 'moderation settings are not supported; remove "moderation".');
+  if (given(body.context_management)) throw errors.paramUnsupported('context_management', 'server-side context management (compaction) is not available; remove "context_management".');
 }
 
 /** Validate a parsed body. Returns the canonical request (source 'openai-responses'); throws GatewayError naming the parameter. */
@@ -212,15 +209,11 @@ function validateIgnored(body: JsonObject): void {
   if (given(body.max_tool_calls)) int(body.max_tool_calls, 'max_tool_calls', 1);
 }
 
-function endUserInvalid(path: string, problem: string): GatewayError {
-  return new GatewayError('GW_ERR_END_USER_ID_INVALID', `${path}: ${problem}`, { param: path });
-}
-
 function explicitEndUser(v: JsonValue | undefined, path: string): string | undefined {
   if (!given(v)) return undefined;
-  if (typeof v !== 'string') throw endUserInvalid(path, `must be a string, got ${kind(v)}`);
-  if (v.trim() === '') throw endUserInvalid(path, 'must not be empty or whitespace only');
-  if (v.length > MAX_END_USER_ID) throw endUserInvalid(path, `must be at most ${MAX_END_USER_ID} characters, got ${v.length}`);
+  if (typeof v !== 'string') throw errors.endUserIdInvalid(path, `must be a string, got ${kind(v)}`);
+  if (v.trim() === '') throw errors.endUserIdInvalid(path, 'must not be empty or whitespace only');
+  if (v.length > MAX_END_USER_ID) throw errors.endUserIdInvalid(path, `must be at most ${MAX_END_USER_ID} characters, got ${v.length}`);
   return v;
 }
 
@@ -245,7 +238,7 @@ function validateLabels(body: JsonObject): CanonicalRequest['labels'] {
     if (given(gw.call_name)) {
       const v = gw.call_name;
       if (typeof v !== 'string' || v.trim() === '' || v.length > 64) {
-        throw new GatewayError('GW_ERR_CALL_NAME_INVALID', 'gateway.call_name: must be a non-blank string of at most 64 characters', { param: 'gateway.call_name' });
+        throw errors.callNameInvalid('gateway.call_name', 'must be a non-blank string of at most 64 characters');
       }
       gwCallName = v;
     }

@@ -2,7 +2,8 @@
 // usage and the stop reason of a finished Response object, and in-band errors → GatewayError.
 // Strict parsing and integrity errors: lib/json/upstream.ts.
 import type { JsonObject, JsonValue, NativeFrame, StopReason, Usage } from '../../chunks.js';
-import { GatewayError } from '../../errors.js';
+import type { GatewayError } from '../../errors.js';
+import { inBandUpstream } from '../../errors/index.js';
 import { integrityError, isObject, optionalString } from '../../json/upstream.js';
 
 export { integrityError, isObject, parseObject, optionalString } from '../../json/upstream.js';
@@ -101,9 +102,5 @@ export function errorFromResponses(value: JsonValue | undefined): GatewayError {
   const message = typeof e.message === 'string' && e.message !== '' ? e.message : 'The provider reported an error during generation.';
   const type = typeof e.code === 'string' ? e.code : typeof e.type === 'string' ? e.type : undefined;
   const status = type !== undefined && Object.hasOwn(STATUS_OF_CODE, type) ? STATUS_OF_CODE[type]! : 502;
-  const err = new GatewayError('GW_ERR_UPSTREAM', message, {
-    upstream: type === undefined ? { protocol: 'openai', status, message } : { protocol: 'openai', status, type, message },
-  });
-  err.providerWork = true;
-  return err;
+  return inBandUpstream('GW_ERR_UPSTREAM', type === undefined ? { protocol: 'openai', status, message } : { protocol: 'openai', status, type, message });
 }

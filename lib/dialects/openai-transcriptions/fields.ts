@@ -8,7 +8,7 @@
 // verbose_json, which is not offered). Each appears at most once. OpenAI fields this gateway does not
 // implement are 400 unsupported_parameter; any other field is 400 invalid_request.
 import type { JsonObject } from '../../chunks.js';
-import { GatewayError } from '../../errors.js';
+import { errors } from '../../errors/index.js';
 import { ISO_639_1 } from './iso639.js';
 import { parseObjectField, resolveLabels, type Labels } from './labels.js';
 
@@ -39,13 +39,9 @@ function isSingle(name: string): name is SingleField {
   return (SINGLE as readonly string[]).includes(name);
 }
 
-function invalid(param: string, message: string): GatewayError {
-  return new GatewayError('GW_ERR_REQUEST_INVALID', `${param}: ${message}`, { param });
-}
-
 export function parseModelField(value: string): string {
   if (value.trim() === '') {
-    throw new GatewayError('GW_ERR_MODEL_UNKNOWN', 'model: must not be empty; omit it (or send "gateway-auto") to use the default transcription model.', { param: 'model' });
+    throw errors.transcriptionModelEmpty();
   }
   return value;
 }
@@ -53,28 +49,28 @@ export function parseModelField(value: string): string {
 export function parseLanguage(value: string): string {
   if (!ISO_639_1.has(value)) {
     const hint = ISO_639_1.has(value.toLowerCase()) ? ` Write it in lower case: "${value.toLowerCase()}".` : '';
-    throw invalid('language', `"${value}" is not an ISO-639-1 language code (two lower-case letters, such as "en" or "de").${hint}`);
+    throw errors.formFieldInvalid('language', `"${value}" is not an ISO-639-1 language code (two lower-case letters, such as "en" or "de").${hint}`);
   }
   return value;
 }
 
 export function parseTemperature(value: string): number {
   const n = NUMBER.test(value) ? Number(value) : NaN;
-  if (!(n >= 0 && n <= 1)) throw invalid('temperature', `must be a number from 0 to 1, got "${value}".`);
+  if (!(n >= 0 && n <= 1)) throw errors.formFieldInvalid('temperature', `must be a number from 0 to 1, got "${value}".`);
   return n;
 }
 
 export function parseResponseFormat(value: string): ResponseFormat {
   if (value === 'json' || value === 'text') return value;
-  throw new GatewayError('GW_ERR_RESPONSE_FORMAT_UNSUPPORTED', `response_format: "${value}" is not supported; use "json" (the default) or "text".`, { param: 'response_format' });
+  throw errors.transcriptionFormatUnsupported(value);
 }
 
 function parseStream(value: string): void {
   if (value === 'false') return;
   if (value === 'true') {
-    throw new GatewayError('GW_ERR_PARAM_UNSUPPORTED', 'stream: streamed transcriptions are not supported; omit `stream` (or send false) to receive the whole transcript.', { param: 'stream' });
+    throw errors.transcriptionStreamUnsupported();
   }
-  throw invalid('stream', `must be "true" or "false", got "${value}".`);
+  throw errors.formFieldInvalid('stream', `must be "true" or "false", got "${value}".`);
 }
 
 /** Judge one field on its own; throws the GatewayError the whole request fails with. */
@@ -105,8 +101,8 @@ export function checkField(field: FormField): void {
       return;
     default:
       if (IGNORED.has(name)) return;
-      if (UNSUPPORTED.has(name)) throw new GatewayError('GW_ERR_PARAM_UNSUPPORTED', `${name}: not supported by this gateway; remove it.`, { param: name });
-      throw invalid(name, `unknown field. The transcription form accepts file, ${SINGLE.join(', ')} and timestamp_granularities[].`);
+      if (UNSUPPORTED.has(name)) throw errors.transcriptionFieldUnsupported(name);
+      throw errors.formFieldInvalid(name, `unknown field. The transcription form accepts file, ${SINGLE.join(', ')} and timestamp_granularities[].`);
   }
 }
 
@@ -116,7 +112,7 @@ export function parseTranscriptionFields(fields: readonly FormField[]): Transcri
   for (const field of fields) {
     checkField(field);
     if (!isSingle(field.name)) continue;
-    if (seen.has(field.name)) throw invalid(field.name, 'given more than once; send each field once.');
+    if (seen.has(field.name)) throw errors.formFieldInvalid(field.name, 'given more than once; send each field once.');
     seen.set(field.name, field.value);
   }
   const get = (name: SingleField): string | null => seen.get(name) ?? null;

@@ -12,7 +12,8 @@
 // such as `callName` is caught instead of silently dropping the label. `metadata` accepts any keys;
 // only the two labels are read.
 import type { JsonObject, JsonValue } from '../../chunks.js';
-import { GatewayError, type ErrorCode } from '../../errors.js';
+import type { ErrorFactory } from '../../errors.js';
+import { errors } from '../../errors/index.js';
 import { parseStrict } from '../../json/strict-parse.js';
 
 export const CALL_NAME_MAX = 64;
@@ -33,25 +34,20 @@ function kindOf(v: JsonValue): string {
 
 /** A `gateway` or `metadata` form value: a JSON object (400 invalid_request naming the field otherwise). */
 export function parseObjectField(name: 'gateway' | 'metadata', value: string): JsonObject {
-  const example = `for example ${name}={"call_name": "summarize", "end_user_id": "user-42"}`;
   let parsed: JsonValue;
   try {
     parsed = parseStrict(value);
   } catch (err) {
     const why = err instanceof Error ? err.message : String(err);
-    throw new GatewayError('GW_ERR_REQUEST_INVALID', `${name}: must be a JSON object string (${example}); it is not valid JSON: ${why}`, { param: name });
+    throw errors.labelsNotJson(name, why);
   }
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
-    throw new GatewayError('GW_ERR_REQUEST_INVALID', `${name}: must be a JSON object string (${example}); got ${kindOf(parsed)}.`, { param: name });
+    throw errors.labelsNotObject(name, kindOf(parsed));
   }
   if (name === 'gateway') {
     for (const key of Object.keys(parsed)) {
       if (!GATEWAY_KEYS.includes(key) && !GATEWAY_RESERVED_KEYS.includes(key)) {
-        throw new GatewayError(
-          'GW_ERR_REQUEST_INVALID',
-          `gateway.${key}: unknown key. The gateway object accepts ${GATEWAY_KEYS.join(' and ')} (and the reserved keys ${GATEWAY_RESERVED_KEYS.join(', ')}, which are ignored).`,
-          { param: `gateway.${key}` },
-        );
+        throw errors.gatewayKeyUnknown(key, GATEWAY_KEYS, GATEWAY_RESERVED_KEYS);
       }
     }
   }
@@ -71,9 +67,9 @@ function pick(key: string, gateway: JsonObject | null, metadata: JsonObject | nu
   return null;
 }
 
-function checkLabel(c: Candidate, max: number, code: ErrorCode): string {
+function checkLabel(c: Candidate, max: number, labelInvalid: ErrorFactory<[path: string, problem: string]>): string {
   const fail = (why: string): never => {
-    throw new GatewayError(code, `${c.from}: ${why}`, { param: c.from });
+    throw labelInvalid(c.from, why);
   };
   if (typeof c.value !== 'string') return fail(`must be a string, got ${kindOf(c.value)}.`);
   if (c.value.trim() === '') return fail('must not be empty or whitespace-only.');
@@ -85,8 +81,8 @@ function checkLabel(c: Candidate, max: number, code: ErrorCode): string {
 export function resolveLabels(gateway: JsonObject | null, metadata: JsonObject | null, topLevelCallName: string | null): Labels {
   const labels: Labels = {};
   const call = pick('call_name', gateway, metadata) ?? (topLevelCallName !== null ? { value: topLevelCallName, from: 'call_name' } : null);
-  if (call !== null) labels.callName = checkLabel(call, CALL_NAME_MAX, 'GW_ERR_CALL_NAME_INVALID');
+  if (call !== null) labels.callName = checkLabel(call, CALL_NAME_MAX, errors.callNameInvalid);
   const user = pick('end_user_id', gateway, metadata);
-  if (user !== null) labels.endUserId = checkLabel(user, END_USER_ID_MAX, 'GW_ERR_END_USER_ID_INVALID');
+  if (user !== null) labels.endUserId = checkLabel(user, END_USER_ID_MAX, errors.endUserIdInvalid);
   return labels;
 }

@@ -10,7 +10,7 @@
 import type { Catalog, CatalogModel } from '../../catalog.js';
 import type { Deployment } from '../../chunks.js';
 import type { Config } from '../../config.js';
-import { GatewayError } from '../../errors.js';
+import { errors } from '../../errors/index.js';
 
 export const AUTO_MODEL = 'gateway-auto';
 /** Model names that mean "the default transcription model" (OpenAI's names and the router's). */
@@ -32,13 +32,9 @@ function isTranscriptionModel(model: CatalogModel): boolean {
   return model.input.has('audio') && transcriptionDeployments(model).length > 0;
 }
 
-function invalidModel(message: string): GatewayError {
-  return new GatewayError('GW_ERR_MODEL_UNKNOWN', `model: ${message}`, { param: 'model' });
-}
-
-function audioModelIds(catalog: Catalog): string {
-  const ids = catalog.models.filter(isTranscriptionModel).map((m) => m.id);
-  return ids.length ? ` Models that transcribe: ${ids.join(', ')}.` : '';
+/** the catalog's models that can transcribe, named in the errors below */
+function transcribers(catalog: Catalog): string[] {
+  return catalog.models.filter(isTranscriptionModel).map((m) => m.id);
 }
 
 export function resolveTranscriptionModel(value: string | null, catalog: Catalog, config: Config): TranscriptionModel {
@@ -46,22 +42,21 @@ export function resolveTranscriptionModel(value: string | null, catalog: Catalog
     const id = config.transcription?.defaultModel;
     const model = id !== undefined ? catalog.get(id) : catalog.models.find(isTranscriptionModel);
     if (model === undefined || !isTranscriptionModel(model)) {
-      throw invalidModel(`no default transcription model is configured (\`transcription.defaultModel\` in the gateway config); name a catalog model that accepts audio.${audioModelIds(catalog)}`);
+      throw errors.transcriptionDefaultMissing(transcribers(catalog));
     }
     return { model, deployments: transcriptionDeployments(model), auto: value === null || value === AUTO_MODEL };
   }
   const hit = catalog.resolve(value);
   if (hit === null) {
-    const close = catalog.suggestions(value);
-    throw invalidModel(`unknown model "${value}".${close.length ? ` Close matches: ${close.join(', ')}.` : ''}${audioModelIds(catalog)} GET /v1/models lists every available id.`);
+    throw errors.transcriptionModelUnknown(value, catalog.suggestions(value), transcribers(catalog));
   }
   const model = hit.model;
   if (!model.input.has('audio')) {
-    throw invalidModel(`"${model.id}" does not accept audio input, so it cannot transcribe (the input a model accepts is \`models[].input\` in the gateway config).${audioModelIds(catalog)}`);
+    throw errors.modelNotAudio(model.id, transcribers(catalog));
   }
   const deployments = transcriptionDeployments(model);
   if (deployments.length === 0) {
-    throw invalidModel(`"${model.id}" accepts audio but has no transcriptions deployment (a deployment with "api": "transcriptions" on an openai provider, in \`models[].deployments\` of the gateway config).${audioModelIds(catalog)}`);
+    throw errors.modelNoTranscriptionDeployment(model.id, transcribers(catalog));
   }
   return { model, deployments, auto: false };
 }

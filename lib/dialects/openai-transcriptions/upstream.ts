@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { JsonObject, JsonValue } from '../../chunks.js';
-import { GatewayError } from '../../errors.js';
+import { errors } from '../../errors/index.js';
 import { parseStrict } from '../../json/strict-parse.js';
 
 export interface UpstreamFile {
@@ -67,23 +67,19 @@ export interface UpstreamTranscript {
   seconds: number | null;
 }
 
-function integrity(message: string): GatewayError {
-  return new GatewayError('GW_ERR_INTEGRITY', `The provider's transcription ${message}`);
-}
-
 function isObject(v: JsonValue | undefined): v is JsonObject {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 function tokenCount(usage: JsonObject, key: string): number {
   const v = usage[key];
-  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) throw integrity(`has an invalid usage.${key} (${JSON.stringify(v)}).`);
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) throw errors.transcriptionAnswerInvalid(`has an invalid usage.${key} (${JSON.stringify(v)}).`);
   return v;
 }
 
 function duration(v: JsonValue | undefined, path: string): number | null {
   if (v === undefined || v === null) return null;
-  if (typeof v !== 'number' || !(v >= 0)) throw integrity(`has an invalid ${path} (${JSON.stringify(v)}).`);
+  if (typeof v !== 'number' || !(v >= 0)) throw errors.transcriptionAnswerInvalid(`has an invalid ${path} (${JSON.stringify(v)}).`);
   return v;
 }
 
@@ -94,15 +90,15 @@ export function parseUpstreamTranscript(body: string, contentType: string | unde
   try {
     value = parseStrict(body);
   } catch (err) {
-    throw integrity(`is not valid JSON: ${err instanceof Error ? err.message : String(err)}`);
+    throw errors.transcriptionAnswerInvalid(`is not valid JSON: ${err instanceof Error ? err.message : String(err)}`);
   }
-  if (!isObject(value)) throw integrity('is not a JSON object.');
-  if (typeof value.text !== 'string') throw integrity('has no "text" string.');
+  if (!isObject(value)) throw errors.transcriptionAnswerInvalid('is not a JSON object.');
+  if (typeof value.text !== 'string') throw errors.transcriptionAnswerInvalid('has no "text" string.');
   let tokens: UpstreamTranscript['tokens'] = null;
   let seconds = duration(value.duration, 'duration');
   const usage = value.usage;
   if (usage !== undefined && usage !== null) {
-    if (!isObject(usage)) throw integrity('has a "usage" that is not an object.');
+    if (!isObject(usage)) throw errors.transcriptionAnswerInvalid('has a "usage" that is not an object.');
     if (usage.type === 'duration') seconds = duration(usage.seconds, 'usage.seconds') ?? seconds;
     else if (usage.type === 'tokens' || usage.input_tokens !== undefined || usage.output_tokens !== undefined) {
       tokens = { input: tokenCount(usage, 'input_tokens'), output: tokenCount(usage, 'output_tokens') };
