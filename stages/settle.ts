@@ -12,10 +12,10 @@
 // charges `costOfUsage(ctx)` too, so the reported and the charged amounts are the same number as long
 // as `ctx.usage` does not change after the encoder read it (integrity sets it before the final
 // events reach the encoder).
-import type { Usage } from '../lib/chunks.js';
 import type { RequestContext } from '../lib/context.js';
 import type { GatewayError } from '../lib/errors.js';
-import { priceOf, tokenEstimate, totalCostUnits, unitsToUsd } from '../lib/pricing.js';
+import { tokenEstimate, unitsToUsd } from '../lib/pricing.js';
+import { costOfUsage as costOf, tokensUsed } from '../lib/billing/cost.js';
 import { requestSummary } from '../lib/request-log.js';
 import type { Stage, StageFactory } from '../lib/stage.js';
 import type { UsageRecord } from '../lib/store/types.js';
@@ -25,17 +25,10 @@ import type { UsageRecord } from '../lib/store/types.js';
  * per-minute audio when `audioSeconds` is given): what the encoders report and settle charges.
  */
 export function costOfUsage(ctx: RequestContext, audioSeconds: number | null = null): number {
-  const routed = ctx.routed;
-  if (routed === null) return 0;
-  const model = ctx.services.catalog.get(routed.modelId);
-  if (model === undefined) return 0;
-  return totalCostUnits(priceOf(model), ctx.usage, audioSeconds);
+  return ctx.routed === null ? 0 : costOf(ctx.services.catalog, ctx.routed.modelId, ctx.usage, audioSeconds);
 }
 
-/** Tokens a request used, as rate limits count them: every input token (cached or not) and output. */
-export function tokensUsed(usage: Usage | null): number {
-  return usage === null ? 0 : usage.input + usage.cacheRead + usage.cacheWrite + usage.output;
-}
+export { tokensUsed };
 
 /** Whether an ended request is charged (true) or its hold released (false). */
 export function isCharged(ctx: RequestContext, error: GatewayError | undefined): boolean {

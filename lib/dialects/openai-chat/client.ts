@@ -4,7 +4,7 @@
 import type { JsonObject, StopReason, Usage } from '../../chunks.js';
 import type { RequestContext } from '../../context.js';
 import { unitsToUsd } from '../../pricing.js';
-import { costOfUsage } from '../../../stages/settle.js';
+import { costOfUsage } from '../../billing/cost.js';
 import { chatReasoning } from './validate.js';
 
 // shared with the Responses encoder (lib/openai/client.ts), re-exported for this dialect's files
@@ -49,6 +49,6 @@ export function chatUsage(ctx: RequestContext, seen: Usage): JsonObject {
     total_tokens: prompt + u.output,
     prompt_tokens_details: { cached_tokens: u.cacheRead },
     completion_tokens_details: { reasoning_tokens: u.reasoning },
-    cost: unitsToUsd(ctx.usage === null ? 0 : costOfUsage(ctx)),
+    cost: unitsToUsd(ctx.usage === null ? 0 : costOfUsage(ctx.services.catalog, ctx.routed?.modelId, ctx.usage)),
   };
 }

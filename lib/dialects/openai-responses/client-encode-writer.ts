@@ -6,7 +6,7 @@ import { emptyUsage, type CanonicalEvent, type JsonObject, type JsonValue, type 
 import type { RequestContext } from '../../context.js';
 import type { GatewayError } from '../../errors.js';
 import { unitsToUsd } from '../../pricing.js';
-import { costOfUsage } from '../../../stages/settle.js';
+import { costOfUsage } from '../../billing/cost.js';
 import { openAiError } from '../../openai/errors.js';
 import { chatGateway, mergeUsage } from '../../openai/client.js';
 import { OutputItems } from './client-encode-items.js';
@@ -103,7 +103,7 @@ export class ResponseWriter {
 
   private gateway(): JsonObject {
     const out = chatGateway(this.ctx); // a fresh object
-    out.cost = unitsToUsd(this.ctx.usage === null ? 0 : costOfUsage(this.ctx));
+    out.cost = unitsToUsd(this.ctx.usage === null ? 0 : costOfUsage(this.ctx.services.catalog, this.ctx.routed?.modelId, this.ctx.usage));
     return out;
   }
 
