@@ -33,10 +33,9 @@ export function presentedKey(raw: readonly string[]): string {
   return key;
 }
 
-export function authenticate(ctx: RequestContext): KeyRecord {
-  const key = ctx.services.store.findKey(presentedKey(ctx.rawHeaders));
+export function authenticate(head: Pick<RequestContext, 'rawHeaders' | 'services'>): KeyRecord {
+  const key = head.services.store.findKey(presentedKey(head.rawHeaders));
   if (!key) throw new GatewayError('GW_ERR_AUTH_INVALID', 'Invalid API key.');
-  ctx.key = key;
   return key;
 }
 
@@ -61,7 +60,7 @@ export function modelNotAllowed(key: KeyRecord | null | undefined, modelId: stri
   );
 }
 
-export function requireScope(ctx: RequestContext, scope: Scope): void {
+export function requireScope(ctx: { readonly key: KeyRecord | null }, scope: Scope): void {
   if (!ctx.key || !hasScope(ctx.key, scope)) {
     throw new GatewayError(
       'GW_ERR_SCOPE_DENIED',

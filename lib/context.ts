@@ -62,7 +62,10 @@ export interface RequestContext {
   readonly rawHeaders: readonly string[];
   readonly query: URLSearchParams;
   readonly startedAt: number;
-  key: KeyRecord | null;
+  /** the authenticated key (the auth hook), fixed before the chain starts */
+  readonly key: KeyRecord | null;
+  /** the headers every answer carries (the request id, in the client dialect's header) */
+  readonly responseHeaders: Readonly<Record<string, string>>;
   reservation: Reservation | null;
   routed: RoutedRequest | null;
   /** provider that served (set by dispatch once a deployment answered) */
@@ -76,6 +79,6 @@ export interface RequestContext {
   response: ResponseHead;
   /** SSE keep-alive frame of the client dialect (set by the encoder), written during provider silence */
   keepalive: string | null;
-  /** Messages endpoints: the validated `anthropic-*` headers */
-  anthropic: MessagesHeaderInfo | null;
+  /** Messages endpoints: the validated `anthropic-*` headers (the header hook) */
+  readonly anthropic: MessagesHeaderInfo | null;
 }

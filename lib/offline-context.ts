@@ -45,6 +45,7 @@ export function offlineContext(opts: OfflineContextOptions = {}): RequestContext
     query: new URLSearchParams(),
     startedAt: Date.now(),
     key: null,
+    responseHeaders: {},
     reservation: null,
     routed: null,
     provider: opts.provider ?? null,

@@ -7,7 +7,7 @@ import type { Config } from './config.js';
 import type { RequestContext } from './context.js';
 import { dialects } from './dialects/index.js';
 import { GatewayError } from './errors.js';
-import { matchEndpoint, type Endpoint, type Routes } from './endpoints.js';
+import { matchEndpoint, type Endpoint, type Learned, type RequestHead, type Routes } from './endpoints/index.js';
 import { runPipeline, writeError } from './pipeline.js';
 import type { Services } from './services.js';
 import { requestSummary } from './request-log.js';
@@ -52,10 +52,29 @@ function requestTarget(raw: string | undefined): { pathname: string; searchParam
   return new URL(raw ?? '/', 'http://gateway.local');
 }
 
-function buildContext(req: IncomingMessage, endpoint: Endpoint, target: { pathname: string; searchParams: URLSearchParams }, config: Config, services: Services, root: Logger): RequestContext {
+const NOTHING_LEARNED: Learned = { key: null, anthropic: null };
+
+/** Run the endpoint's hooks in order; what they learned so far, and the error that stopped them. */
+function runHooks(endpoint: Endpoint, head: RequestHead): { learned: Learned; error: unknown } {
+  let learned = NOTHING_LEARNED;
+  try {
+    for (const hook of endpoint.hooks) {
+      const got = hook(head, learned);
+      if (got) learned = { key: got.key !== undefined ? got.key : learned.key, anthropic: got.anthropic !== undefined ? got.anthropic : learned.anthropic };
+    }
+  } catch (error) {
+    return { learned, error: error ?? new Error('a hook threw nothing') };
+  }
+  return { learned, error: undefined };
+}
+
+function buildContext(req: IncomingMessage, endpoint: Endpoint, head: RequestHead, learned: Learned, root: Logger): RequestContext {
+  const { config, services } = head;
   const reqId = newRequestId();
+  const dialect = endpoint.dialect(req);
   const controller = new AbortController();
   let log: Logger | null = null;
+  const response = { status: 200, headers: { [dialects[dialect].requestId.header]: reqId } as Record<string, string | string[]>, sent: false };
   const ctx: RequestContext = {
     reqId,
     // the child logger (its bindings serialised and redacted) is built only when something logs
@@ -69,25 +88,25 @@ function buildContext(req: IncomingMessage, endpoint: Endpoint, target: { pathna
     config,
     services,
     endpoint: endpoint.name,
-    dialect: endpoint.dialect(req),
-    method: req.method ?? 'GET',
-    path: target.pathname,
-    headers: req.headers,
-    rawHeaders: req.rawHeaders,
-    query: target.searchParams,
+    dialect,
+    method: head.method,
+    path: head.path,
+    headers: head.headers,
+    rawHeaders: head.rawHeaders,
+    query: head.query,
     startedAt: Date.now(),
-    key: null,
+    key: learned.key,
+    responseHeaders: response.headers as Record<string, string>,
     reservation: null,
     routed: null,
     provider: null,
     usage: null,
     providerWork: false,
     outcome: null,
-    response: { status: 200, headers: {}, sent: false },
+    response,
     keepalive: null,
-    anthropic: null,
+    anthropic: learned.anthropic,
   };
-  ctx.response.headers[dialects[ctx.dialect].requestId.header] = reqId;
   return ctx;
 }
 
@@ -109,7 +128,11 @@ export function createGateway(initial: ServingState, log: Logger): Gateway {
     const state = current;
     const target = requestTarget(req.url);
     const endpoint = matchEndpoint(state.routes, req.method ?? 'GET', target.pathname);
-    const ctx = buildContext(req, endpoint, target, state.config, state.services, log);
+    const head: RequestHead = { method: req.method ?? 'GET', path: target.pathname, headers: req.headers, rawHeaders: req.rawHeaders, query: target.searchParams, config: state.config, services: state.services };
+    // the hooks run before the context exists: what they learn (the key, the validated headers) is
+    // part of it, fixed for the whole request
+    const hooks = closing ? { learned: NOTHING_LEARNED, error: undefined } : runHooks(endpoint, head);
+    const ctx = buildContext(req, endpoint, head, hooks.learned, log);
     inflight.add(ctx);
     users.set(state, (users.get(state) ?? 0) + 1);
     // in flight until the response is closed AND the handler returned (a chain's settle stage has
@@ -129,7 +152,7 @@ export function createGateway(initial: ServingState, log: Logger): Gateway {
     let failed: GatewayError | undefined;
     try {
       if (closing) throw new GatewayError('GW_ERR_UNAVAILABLE', 'The gateway is shutting down; retry shortly.');
-      for (const hook of endpoint.before) hook(ctx);
+      if (hooks.error !== undefined) throw hooks.error;
       if (endpoint.chain) {
         ranChain = true;
         await runPipeline(ctx, req, res, endpoint.chain);

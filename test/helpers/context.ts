@@ -94,6 +94,7 @@ export function makeContext(opts: ContextOptions = {}): RequestContext {
     query: new URLSearchParams(),
     startedAt: Date.now(),
     key,
+    responseHeaders: {},
     reservation: null,
     routed: null,
     provider: null,

@@ -30,6 +30,7 @@ const EXPORTED = [
   'encodeResponse',
   'encodeTranscriptionResponse',
   'encodeUpstreamRequest',
+  'endpoints',
   'eventToJson',
   'fuseStages',
   'integrity',

@@ -49,6 +49,6 @@ export function chatUsage(ctx: RequestContext, seen: Usage): JsonObject {
     total_tokens: prompt + u.output,
     prompt_tokens_details: { cached_tokens: u.cacheRead },
     completion_tokens_details: { reasoning_tokens: u.reasoning },
-    cost: unitsToUsd(ctx.usage === null ? 0 : costOfUsage(ctx.services.catalog, ctx.routed?.modelId, ctx.usage)),
+    cost: unitsToUsd(ctx.usage === null || ctx.routed === null ? 0 : costOfUsage(ctx.services.catalog, ctx.routed.modelId, ctx.usage)),
   };
 }

@@ -103,7 +103,7 @@ export class ResponseWriter {
 
   private gateway(): JsonObject {
     const out = chatGateway(this.ctx); // a fresh object
-    out.cost = unitsToUsd(this.ctx.usage === null ? 0 : costOfUsage(this.ctx.services.catalog, this.ctx.routed?.modelId, this.ctx.usage));
+    out.cost = unitsToUsd(this.ctx.usage === null || this.ctx.routed === null ? 0 : costOfUsage(this.ctx.services.catalog, this.ctx.routed.modelId, this.ctx.usage));
     return out;
   }
 
