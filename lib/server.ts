@@ -9,6 +9,7 @@ import { dialects } from './dialects/index.js';
 import { GatewayError } from './errors.js';
 import { matchEndpoint, type Endpoint, type Learned, type RequestHead, type Routes } from './endpoints/index.js';
 import { runPipeline, writeError } from './pipeline.js';
+import type { Outcome } from './notes.js';
 import type { Services } from './services.js';
 import { requestSummary } from './request-log.js';
 
@@ -68,13 +69,12 @@ function runHooks(endpoint: Endpoint, head: RequestHead): { learned: Learned; er
   return { learned, error: undefined };
 }
 
-function buildContext(req: IncomingMessage, endpoint: Endpoint, head: RequestHead, learned: Learned, root: Logger): RequestContext {
+function buildContext(req: IncomingMessage, endpoint: Endpoint, head: RequestHead, learned: Learned, startedAt: number, root: Logger): RequestContext {
   const { config, services } = head;
   const reqId = newRequestId();
   const dialect = endpoint.dialect(req);
   const controller = new AbortController();
   let log: Logger | null = null;
-  const response = { status: 200, headers: { [dialects[dialect].requestId.header]: reqId } as Record<string, string | string[]>, sent: false };
   const ctx: RequestContext = {
     reqId,
     // the child logger (its bindings serialised and redacted) is built only when something logs
@@ -94,18 +94,10 @@ function buildContext(req: IncomingMessage, endpoint: Endpoint, head: RequestHea
     headers: head.headers,
     rawHeaders: head.rawHeaders,
     query: head.query,
-    startedAt: Date.now(),
+    startedAt,
     key: learned.key,
-    responseHeaders: response.headers as Record<string, string>,
-    reservation: null,
-    routed: null,
-    provider: null,
-    usage: null,
-    providerWork: false,
-    outcome: null,
-    response,
-    keepalive: null,
     anthropic: learned.anthropic,
+    responseHeaders: { [dialects[dialect].requestId.header]: reqId },
   };
   return ctx;
 }
@@ -128,11 +120,12 @@ export function createGateway(initial: ServingState, log: Logger): Gateway {
     const state = current;
     const target = requestTarget(req.url);
     const endpoint = matchEndpoint(state.routes, req.method ?? 'GET', target.pathname);
+    const startedAt = Date.now();
     const head: RequestHead = { method: req.method ?? 'GET', path: target.pathname, headers: req.headers, rawHeaders: req.rawHeaders, query: target.searchParams, config: state.config, services: state.services };
     // the hooks run before the context exists: what they learn (the key, the validated headers) is
     // part of it, fixed for the whole request
     const hooks = closing ? { learned: NOTHING_LEARNED, error: undefined } : runHooks(endpoint, head);
-    const ctx = buildContext(req, endpoint, head, hooks.learned, log);
+    const ctx = buildContext(req, endpoint, head, hooks.learned, startedAt, log);
     inflight.add(ctx);
     users.set(state, (users.get(state) ?? 0) + 1);
     // in flight until the response is closed AND the handler returned (a chain's settle stage has
@@ -150,6 +143,7 @@ export function createGateway(initial: ServingState, log: Logger): Gateway {
     });
     let ranChain = false;
     let failed: GatewayError | undefined;
+    let outcome: Outcome | undefined;
     try {
       if (closing) throw new GatewayError('GW_ERR_UNAVAILABLE', 'The gateway is shutting down; retry shortly.');
       if (hooks.error !== undefined) throw hooks.error;
@@ -161,11 +155,11 @@ export function createGateway(initial: ServingState, log: Logger): Gateway {
       const error = GatewayError.from(err);
       failed = error;
       if (error.code === 'GW_ERR_INTERNAL') ctx.log.error({ err: (err as Error)?.stack ?? String(err) }, 'unexpected error');
-      writeError(ctx, res, error, !req.complete);
+      outcome = writeError(ctx, res, error, !req.complete);
       req.resume();
     } finally {
       // a chain writes its summary line in its settle stage; everything else is summarised here
-      if (!ranChain && ctx.logsInfo) ctx.log.info(requestSummary(ctx, ctx.outcome?.status ?? res.statusCode, failed, 0), 'request');
+      if (!ranChain && ctx.logsInfo) ctx.log.info(requestSummary(ctx, outcome?.status ?? res.statusCode, failed, 0), 'request');
       ended();
     }
   }

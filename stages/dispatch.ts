@@ -1,4 +1,5 @@
-// dispatch: RoutedRequest → upstream body bytes. Tries the model's deployments in order; before the
+// dispatch: RoutedRequest → upstream body bytes, after an `upstream` note saying which deployment
+// answered (and a `headers` note with the upstream's request id where the client sees it). Tries the model's deployments in order; before the
 // first byte, a 429, 5xx, 529, timeout or connection failure moves on to the next deployment. Other
 // upstream errors are preserved (status, wording, retry-after, request id). The call is cancelled
 // when the request's signal aborts (client gone, shutdown).
@@ -7,6 +8,8 @@ import type { RequestContext } from '../lib/context.js';
 import { GatewayError } from '../lib/errors.js';
 import { errorCode, finalUpstreamError, header, isRetryableStatus, transportFailure, upstreamError, type Failure } from '../lib/providers/failover.js';
 import { dialects, encodeUpstreamRequest, canEncode } from '../lib/dialects/index.js';
+import type { HeadersNote, Upstream, UpstreamNote } from '../lib/notes.js';
+import type { UpstreamTiming } from '../lib/request-log.js';
 import type { Stage, StageFactory } from '../lib/stage.js';
 
 const MAX_ERROR_BODY = 64 * 1024;
@@ -23,14 +26,13 @@ async function readLimited(body: AsyncIterable<Buffer>): Promise<string> {
 
 /**
  * A Messages client sees the id of the Anthropic upstream whose answer (or canonical error) it gets
- * in `request-id`, and the gateway's own id in `x-gateway-request-id`.
+ * in `request-id`, and the gateway's own id in `x-gateway-request-id`: the headers note that says
+ * so, or null when the client sees the gateway's id.
  */
-function showUpstreamId(ctx: RequestContext, protocol: Deployment['protocol'], requestId: string | undefined): void {
+export function upstreamIdHeaders(ctx: RequestContext, protocol: Deployment['protocol'], requestId: string | undefined): HeadersNote | null {
   const rule = dialects[ctx.dialect].requestId;
-  if (requestId !== undefined && rule.upstreamProtocol === protocol && requestId !== ctx.reqId) {
-    ctx.response.headers[rule.header] = requestId;
-    ctx.response.headers['x-gateway-request-id'] = ctx.reqId;
-  }
+  if (requestId === undefined || rule.upstreamProtocol !== protocol || requestId === ctx.reqId) return null;
+  return { note: 'headers', headers: { [rule.header]: requestId, 'x-gateway-request-id': ctx.reqId } };
 }
 
 /** Every deployment failed: the error the client sees. */
@@ -56,18 +58,23 @@ function exhausted(routed: RoutedRequest, failures: Failure[]): GatewayError {
   return new GatewayError('GW_ERR_PROVIDER_UNAVAILABLE', message);
 }
 
-export function dispatch(): StageFactory<RoutedRequest, Buffer> {
-  return (): Stage<RoutedRequest, Buffer> => ({
+/** What dispatch outputs: first which upstream answered (and the id headers it shows), then its bytes. */
+export type DispatchOutput = Buffer | UpstreamNote | HeadersNote;
+
+export function dispatch(): StageFactory<RoutedRequest, DispatchOutput> {
+  return (): Stage<RoutedRequest, DispatchOutput> => ({
     name: 'dispatch',
     step: (routed, ctx) => call(routed, ctx),
   });
 }
 
-async function* call(routed: RoutedRequest, ctx: RequestContext): AsyncGenerator<Buffer> {
+async function* call(routed: RoutedRequest, ctx: RequestContext): AsyncGenerator<DispatchOutput> {
   const pool = ctx.services.providers;
   const recorder = ctx.services.recorder;
   const failures: Failure[] = [];
   let attempt = 0;
+  /** the upstream request id the client was shown (a recording notes it) */
+  let shownId: string | undefined;
   for (const deployment of routed.deployments) {
     if (!canEncode(routed.request.source, deployment.api)) continue;
     const handle = pool.get(deployment.providerId);
@@ -89,7 +96,7 @@ async function* call(routed: RoutedRequest, ctx: RequestContext): AsyncGenerator
       ctx.log.warn({ provider: deployment.providerId, err: errorCode(err) }, 'upstream call failed; trying the next deployment');
       continue;
     }
-    if (recorder !== undefined) res = recorder.tap(res, ctx, deployment, attempt);
+    if (recorder !== undefined) res = recorder.tap(res, ctx, deployment, attempt, routed, () => shownId ?? ctx.reqId);
     const requestId = header(res.headers, handle.transport.requestIdHeader);
     if (res.statusCode < 200 || res.statusCode >= 300) {
       const upstream = upstreamError(deployment, handle.transport, res.statusCode, res.headers, await readLimited(res.body));
@@ -99,22 +106,31 @@ async function* call(routed: RoutedRequest, ctx: RequestContext): AsyncGenerator
         continue;
       }
       const error = finalUpstreamError(deployment, upstream);
-      if (error.upstream !== undefined) showUpstreamId(ctx, deployment.protocol, requestId);
+      const shown = error.upstream !== undefined ? upstreamIdHeaders(ctx, deployment.protocol, requestId) : null;
+      if (shown !== null) {
+        shownId = requestId;
+        yield shown;
+      }
       throw error;
     }
-    ctx.provider = {
+    const timing: UpstreamTiming = { sentAt, headersAt: Date.now() };
+    const contentType = header(res.headers, 'content-type') ?? '';
+    const answered: Upstream = {
       id: deployment.providerId,
       protocol: deployment.protocol,
       api: deployment.api,
       upstreamModel: deployment.upstreamModel,
-      stream: /text\/event-stream/i.test(header(res.headers, 'content-type') ?? '') || (upstreamCall.stream && !/json/i.test(header(res.headers, 'content-type') ?? '')),
+      stream: /text\/event-stream/i.test(contentType) || (upstreamCall.stream && !/json/i.test(contentType)),
       ...(requestId !== undefined ? { requestId } : {}),
-      timing: { sentAt, headersAt: Date.now() },
+      timing,
     };
-    const timing = ctx.provider.timing!;
-    ctx.providerWork = true;
     routed.request.raw = undefined; // no other deployment will be tried: let the bytes go
-    showUpstreamId(ctx, deployment.protocol, requestId);
+    yield { note: 'upstream', upstream: answered };
+    const shown = upstreamIdHeaders(ctx, deployment.protocol, requestId);
+    if (shown !== null) {
+      shownId = requestId;
+      yield shown;
+    }
     let yielded = false;
     try {
       for await (const chunk of res.body) {
@@ -129,8 +145,7 @@ async function* call(routed: RoutedRequest, ctx: RequestContext): AsyncGenerator
       if (code === 'UND_ERR_BODY_TIMEOUT') throw new GatewayError('GW_ERR_STREAM_IDLE', `The provider ${deployment.providerId} went silent for longer than the idle timeout.`);
       if (!yielded) {
         failures.push(transportFailure(err, deployment));
-        ctx.provider = null;
-        ctx.providerWork = false;
+        yield { note: 'upstream', upstream: null }; // nothing of it reached anyone: no provider work
         continue;
       }
       throw new GatewayError('GW_ERR_UPSTREAM', `The connection to the provider ${deployment.providerId} was lost mid-response (${code}).`, { status: 502, cause: err });
@@ -139,6 +154,7 @@ async function* call(routed: RoutedRequest, ctx: RequestContext): AsyncGenerator
   }
   const error = exhausted(routed, failures);
   // the last failure's own error is what the client gets: show its request id
-  if (error.upstream !== undefined) showUpstreamId(ctx, failures[failures.length - 1]!.deployment.protocol, error.upstream.requestId);
+  const shown = error.upstream !== undefined ? upstreamIdHeaders(ctx, failures[failures.length - 1]!.deployment.protocol, error.upstream.requestId) : null;
+  if (shown !== null) yield shown;
   throw error;
 }

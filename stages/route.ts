@@ -1,13 +1,15 @@
 // route: CanonicalRequest → RoutedRequest. Resolves the model value (catalog id, alias, vendor name,
 // undated version, bound snapshot) or, for `gateway-auto`, picks the first router candidate that
 // meets the request's hard needs; checks the key's model allowlist; caps max_tokens to the model's
-// maximum output and reconciles a manual thinking budget.
+// maximum output and reconciles a manual thinking budget. The routed request is also output as a
+// `routed` note, for the stages after dispatch (the encoder, settle).
 import type { CanonicalRequest, RoutedRequest } from '../lib/chunks.js';
 import type { CatalogModel } from '../lib/catalog.js';
 import { modelNotAllowed } from '../lib/auth.js';
 import { modelAllowed } from '../lib/catalog.js';
 import type { RequestContext } from '../lib/context.js';
 import { GatewayError, capabilityRejected } from '../lib/errors.js';
+import type { RoutedNote } from '../lib/notes.js';
 import type { Stage, StageFactory } from '../lib/stage.js';
 
 export const AUTO_MODEL = 'gateway-auto';
@@ -143,13 +145,13 @@ export function routeRequest(req: CanonicalRequest, ctx: RequestContext): Routed
   };
 }
 
-export function route(): StageFactory<CanonicalRequest, RoutedRequest> {
-  return (): Stage<CanonicalRequest, RoutedRequest> => ({
+/** The routed request, told to the later stages (encoder, settle) as a note and handed on. */
+export function route(): StageFactory<CanonicalRequest, RoutedRequest | RoutedNote> {
+  return (): Stage<CanonicalRequest, RoutedRequest | RoutedNote> => ({
     name: 'route',
     step(req, ctx) {
       const routed = routeRequest(req, ctx);
-      ctx.routed = routed;
-      return [routed];
+      return [{ note: 'routed', routed }, routed];
     },
   });
 }

@@ -5,15 +5,16 @@
 // deployment; 401/403 is the gateway's configuration problem (502); another 4xx is the client's
 // (its status and wording kept). When every deployment failed: 503 provider_unavailable.
 //
-// On success it sets `ctx.provider`, `ctx.providerWork` and `ctx.usage` (the upstream's tokens; see
-// lib/dialects/openai-transcriptions/billing.ts when it reports none) and the seconds to report and
-// to bill.
+// On success it outputs an `upstream` note (which deployment answered), a `usage` note (the
+// upstream's tokens; see lib/dialects/openai-transcriptions/billing.ts when it reports none) and the
+// result with the seconds to report and to bill.
 import type { Readable } from 'node:stream';
-import { emptyUsage } from '../lib/chunks.js';
+import { emptyUsage, type Usage } from '../lib/chunks.js';
 import type { RequestContext } from '../lib/context.js';
 import { GatewayError } from '../lib/errors.js';
 import { errorCode, finalUpstreamError, header, isRetryableStatus, transportFailure, upstreamError, type Failure } from '../lib/providers/failover.js';
 import { priceOf } from '../lib/pricing.js';
+import type { Upstream, UpstreamNote, UsageNote } from '../lib/notes.js';
 import type { Stage, StageFactory } from '../lib/stage.js';
 import {
   AUDIO_MIME, estimatedTokens, isAudioExtension, multipartBody, parseUpstreamTranscript,
@@ -59,8 +60,8 @@ function exhausted(job: TranscriptionJob, failures: Failure[]): GatewayError {
   return new GatewayError(failures.every((f) => f.kind === 'timeout') ? 'GW_ERR_UPSTREAM_TIMEOUT' : 'GW_ERR_PROVIDER_UNAVAILABLE', message, opts);
 }
 
-/** The result from the upstream's transcript: usage on the context, seconds to report and to bill. */
-function settleResult(job: TranscriptionJob, t: UpstreamTranscript, ctx: RequestContext): TranscriptionResult {
+/** The result from the upstream's transcript: its usage, the seconds to report and to bill. */
+function settleResult(job: TranscriptionJob, t: UpstreamTranscript, ctx: RequestContext): { usage: Usage; result: TranscriptionResult } {
   const usage = emptyUsage();
   const model = ctx.services.catalog.get(job.routed.modelId);
   const perMinute = model !== undefined && priceOf(model).perMinute > 0n;
@@ -74,11 +75,13 @@ function settleResult(job: TranscriptionJob, t: UpstreamTranscript, ctx: Request
     usage.output = est.output;
     ctx.log.warn({ model: job.routed.modelId, estimated: est }, 'the provider reported no token usage: billed by estimate');
   }
-  ctx.usage = usage;
-  return { job, text: t.text, seconds, billedSeconds: t.seconds ?? seconds };
+  return { usage, result: { job, text: t.text, seconds, billedSeconds: t.seconds ?? seconds } };
 }
 
-async function* call(job: TranscriptionJob, ctx: RequestContext): AsyncGenerator<TranscriptionResult> {
+/** What dispatchTranscription outputs: which upstream answered, its usage, then the result. */
+export type TranscriptionDispatchOutput = TranscriptionResult | UpstreamNote | UsageNote;
+
+async function* call(job: TranscriptionJob, ctx: RequestContext): AsyncGenerator<TranscriptionDispatchOutput> {
   const pool = ctx.services.providers;
   const failures: Failure[] = [];
   const spooled = job.upload.file;
@@ -125,7 +128,7 @@ async function* call(job: TranscriptionJob, ctx: RequestContext): AsyncGenerator
       }
       throw finalUpstreamError(deployment, upstream);
     }
-    ctx.provider = {
+    const answered: Upstream = {
       id: deployment.providerId,
       protocol: deployment.protocol,
       api: deployment.api,
@@ -134,15 +137,17 @@ async function* call(job: TranscriptionJob, ctx: RequestContext): AsyncGenerator
       ...(requestId !== undefined ? { requestId } : {}),
       timing: { sentAt, headersAt, endedAt: Date.now() },
     };
-    ctx.providerWork = true;
-    yield settleResult(job, parseUpstreamTranscript(text, header(res.headers, 'content-type')), ctx);
+    yield { note: 'upstream', upstream: answered };
+    const { usage, result } = settleResult(job, parseUpstreamTranscript(text, header(res.headers, 'content-type')), ctx);
+    yield { note: 'usage', usage };
+    yield result;
     return;
   }
   throw exhausted(job, failures);
 }
 
-export function dispatchTranscription(): StageFactory<TranscriptionJob, TranscriptionResult> {
-  return (): Stage<TranscriptionJob, TranscriptionResult> => ({
+export function dispatchTranscription(): StageFactory<TranscriptionJob, TranscriptionDispatchOutput> {
+  return (): Stage<TranscriptionJob, TranscriptionDispatchOutput> => ({
     name: 'dispatch',
     step: (job, ctx) => call(job, ctx),
   });

@@ -6,6 +6,7 @@ import type { DialectName } from '../chunks.js';
 import type { Config } from '../config.js';
 import type { EndpointName, RequestContext } from '../context.js';
 import type { MessagesHeaderInfo } from '../dialects/index.js';
+import type { ChainNote } from '../notes.js';
 import type { Chain } from '../pipeline.js';
 import type { Services } from '../services.js';
 import type { KeyRecord } from '../store/types.js';
@@ -32,8 +33,8 @@ export interface Learned {
 /** A check before the body is read: throws a GatewayError, or returns what it learned (or nothing). */
 export type Hook = (head: RequestHead, learned: Learned) => Partial<Learned> | void;
 
-/** The chain's final output: the client's bytes (the typed notes go to the response writer). */
-export type EndpointChain = Chain<Buffer, string | Buffer>;
+/** The chain's final output: the client's bytes, and the notes the response writer reads. */
+export type EndpointChain = Chain<Buffer, string | Buffer | ChainNote>;
 
 export interface Endpoint {
   readonly name: EndpointName;
