@@ -17,7 +17,7 @@ export function servedModel(input: EncoderInput, upstreamModel: string): string 
 /** The caller asked for reasoning to be used but not returned (`reasoning.exclude`). */
 export function excludeReasoning(input: EncoderInput): boolean {
   const req = input.routed?.request;
-  return req !== undefined && req.source === 'openai-chat' && chatReasoning(req.body).exclude;
+  return req !== undefined && req.source === 'openai-chat' && chatReasoning(req).exclude;
 }
 
 export function finishReason(stop: StopReason | null): string {

@@ -18,7 +18,7 @@ const EMPTY_FACTS: ResponsesFacts = {
 
 function factsFor(input: EncoderInput): ResponsesFacts {
   const req = input.routed?.request;
-  return req !== undefined && req.source === 'openai-responses' ? responsesFacts(req.body) : EMPTY_FACTS;
+  return req !== undefined && req.source === 'openai-responses' ? responsesFacts(req) : EMPTY_FACTS;
 }
 
 /** `resp_…` from the request id (`req_<hex>`). */
