@@ -4,9 +4,10 @@
 // shutdown) ends every wait: the upstream call through `ctx.signal`, the request body at once. (A
 // stream/promises `pipeline` of Transforms runs the same stages too, see `toTransform`; per request
 // its streams and abort machinery cost more than the gateway's validation, so the server does not
-// use it.) Single exit: before the first response byte an error becomes the dialect's JSON
-// envelope; after it, the last stage's `fail` frames end the stream in-band. Every stage's `close`
-// runs exactly once.
+// use it.) The notes that reach the end of the chain go to the response writer (ResponseSink),
+// which alone writes the head. Single exit: before the first response byte an error becomes the
+// dialect's JSON envelope (with the headers the notes gave so far); after it, the last stage's
+// `fail` frames end the stream in-band. Every stage's `close` runs exactly once, told the outcome.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestContext } from './context.js';
 import { GatewayError } from './errors.js';

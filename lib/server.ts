@@ -1,5 +1,6 @@
-// The node:http server: match the endpoint, build the request context, run its hooks and chain,
-// write errors in the client's dialect, and shut down gracefully.
+// The node:http server: match the endpoint (the table, lib/endpoints/), run its hooks, build the
+// read-only request context from what they learned, run its chain or handler, write errors in the
+// client's dialect, and shut down gracefully.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
