@@ -26,6 +26,8 @@ export interface ErrorOptions {
   upstream?: UpstreamErrorInfo;
   /** override status (upstream pass-through) */
   status?: number;
+  /** provider inference may have begun (see GatewayError.providerWork) */
+  providerWork?: boolean;
 }
 
 export class GatewayError extends Error {
@@ -48,6 +50,7 @@ export class GatewayError extends Error {
     this.param = opts.param;
     this.headers = opts.headers ?? {};
     this.upstream = opts.upstream;
+    if (opts.providerWork) this.providerWork = true;
     Object.defineProperty(this, BRAND, { value: true });
   }
 
@@ -75,8 +78,9 @@ function def(status: number, template: string, retryable = false): Definition {
   return { status, retryable, template };
 }
 
-// fastify-style one-liners: code → status and message template. The message templates are used by
-// `createError(code, ...args)`; most call sites pass a full sentence as the single argument.
+// fastify-style one-liners: code → status (and retryable), documented in docs/errors.md. The wording
+// lives in the named definitions of lib/errors/ (`errors.authInvalid()`); the templates here serve
+// only `createError`, which the files still to be converted use.
 const DEFINITIONS = {
   GW_ERR_BODY_INVALID_JSON: def(400, 'The request body is not valid JSON: %s'),
   GW_ERR_BODY_TOO_LARGE: def(413, 'The request body exceeds the maximum of %s bytes.'),
@@ -126,7 +130,10 @@ export function statusOf(code: ErrorCode): number {
   return DEFINITIONS[code].status;
 }
 
-/** `createError('GW_ERR_BODY_TOO_LARGE', limit)`: the template filled with the arguments. */
+/**
+ * `createError('GW_ERR_BODY_TOO_LARGE', limit)`: the template filled with the arguments.
+ * @deprecated name the error in lib/errors/ (`defineError`) and throw `errors.<name>(...)`
+ */
 export function createError(code: ErrorCode, args: unknown[] | string, opts?: ErrorOptions): GatewayError {
   const list = Array.isArray(args) ? args : [args];
   return new GatewayError(code, format(DEFINITIONS[code].template, ...list), opts);
@@ -140,4 +147,24 @@ export function invalid(path: string, message: string): GatewayError {
 /** `capability_rejected: <path> ...` errors with guidance. */
 export function capabilityRejected(path: string, message: string): GatewayError {
   return new GatewayError('GW_ERR_CAPABILITY_REJECTED', `capability_rejected: ${path}: ${message}`, { param: path });
+}
+
+/** A named error (lib/errors/): its typed parameters in, a GatewayError with code, status and wording out. */
+export interface ErrorFactory<A extends unknown[]> {
+  (...args: A): GatewayError;
+  readonly code: ErrorCode;
+}
+
+/**
+ * fastify-style one-liner with typed parameters instead of a printf template, so the wording lives
+ * here and a call site reads `throw errors.authInvalid()`. `options` (param, headers, cause, ...) is
+ * fixed, or computed from the same arguments as the message.
+ */
+export function defineError<A extends unknown[]>(
+  code: ErrorCode,
+  message: (...args: A) => string,
+  options?: ErrorOptions | ((...args: A) => ErrorOptions),
+): ErrorFactory<A> {
+  const make = (...args: A): GatewayError => new GatewayError(code, message(...args), typeof options === 'function' ? options(...args) : options);
+  return Object.assign(make, { code });
 }

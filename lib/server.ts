@@ -8,6 +8,7 @@ import type { Config } from './config.js';
 import type { RequestContext } from './context.js';
 import { dialects } from './dialects/index.js';
 import { GatewayError } from './errors.js';
+import { errors } from './errors/index.js';
 import { matchEndpoint, type Endpoint, type Learned, type RequestHead, type Routes } from './endpoints/index.js';
 import { runPipeline, writeError } from './pipeline.js';
 import type { Outcome } from './notes.js';
@@ -139,14 +140,14 @@ export function createGateway(initial: ServingState, log: Logger): Gateway {
       release(state);
     };
     res.once('close', () => {
-      if (!res.writableFinished) ctx.abort(new GatewayError('GW_ERR_CLIENT_CLOSED', 'The client closed the connection.'));
+      if (!res.writableFinished) ctx.abort(errors.clientClosed());
       ended();
     });
     let ranChain = false;
     let failed: GatewayError | undefined;
     let outcome: Outcome | undefined;
     try {
-      if (closing) throw new GatewayError('GW_ERR_UNAVAILABLE', 'The gateway is shutting down; retry shortly.');
+      if (closing) throw errors.shuttingDown();
       if (hooks.error !== undefined) throw hooks.error;
       if (endpoint.chain) {
         ranChain = true;
@@ -208,7 +209,7 @@ export function createGateway(initial: ServingState, log: Logger): Gateway {
             // in-band error event, settle ends the reservation) before the sockets are cut
             if (!aborted) {
               aborted = true;
-              for (const ctx of inflight) ctx.abort(new GatewayError('GW_ERR_UNAVAILABLE', 'The gateway shut down before the request finished.'));
+              for (const ctx of inflight) ctx.abort(errors.shutDownMidRequest());
             } else if (Date.now() >= deadline + ABORT_GRACE_MS) {
               server.closeAllConnections();
               return;

@@ -5,7 +5,8 @@
 // Other upstream errors are preserved (status, wording, retry-after, request id). The call is
 // cancelled when the request's signal aborts (client gone, shutdown).
 import type { RoutedRequest } from '../lib/chunks.js';
-import { GatewayError } from '../lib/errors.js';
+import type { GatewayError } from '../lib/errors.js';
+import { errors } from '../lib/errors/index.js';
 import type { Failure } from '../lib/providers/failover.js';
 import { header } from '../lib/providers/failover.js';
 import { failover, type FailoverCall } from '../lib/providers/failover-loop.js';
@@ -13,27 +14,19 @@ import { encodeUpstreamRequest, canEncode, type EncodedCall } from '../lib/diale
 import type { HeadersNote, UpstreamNote } from '../lib/notes.js';
 import type { Stage, StageFactory } from '../lib/stage.js';
 
-/** Every deployment failed: the error the client sees. */
+/** Every deployment failed: the error the client sees (the last one's own error when it answered). */
 function exhausted(routed: RoutedRequest, failures: readonly Failure[]): GatewayError {
-  const summary = failures.map((f) => f.detail).join('; ');
   const last = failures[failures.length - 1];
-  const message = `All ${failures.length} provider deployment(s) of model ${routed.modelId} failed: ${summary}`;
-  if (!last) {
-    return new GatewayError(
-      'GW_ERR_PROVIDER_UNAVAILABLE',
-      `No deployment of model ${routed.modelId} can serve this request: none of its \`models[].deployments[].api\` in the gateway config (${[...new Set(routed.deployments.map((d) => d.api))].join(', ')}) is reachable from this endpoint.`,
-    );
-  }
-  if (failures.every((f) => f.kind === 'timeout')) return new GatewayError('GW_ERR_UPSTREAM_TIMEOUT', message);
+  if (!last) return errors.noReachableDeployment(routed.modelId, [...new Set(routed.deployments.map((d) => d.api))]);
+  const details = failures.map((f) => f.detail);
+  if (failures.every((f) => f.kind === 'timeout')) return errors.deploymentsTimedOut(routed.modelId, details, undefined);
   const up = last.upstream;
   if (last.kind === 'http' && up) {
-    const headers: Record<string, string> = up.retryAfter ? { 'retry-after': up.retryAfter } : {};
-    const opts = { upstream: up, headers };
-    if (up.status === 429) return new GatewayError('GW_ERR_UPSTREAM_RATE_LIMITED', up.message, opts);
-    if (up.status === 529) return new GatewayError('GW_ERR_UPSTREAM_OVERLOADED', up.message, opts);
-    return new GatewayError('GW_ERR_PROVIDER_UNAVAILABLE', up.message, opts);
+    if (up.status === 429) return errors.upstreamRateLimited(up);
+    if (up.status === 529) return errors.upstreamOverloaded(up);
+    return errors.upstreamUnavailable(up);
   }
-  return new GatewayError('GW_ERR_PROVIDER_UNAVAILABLE', message);
+  return errors.deploymentsFailed(routed.modelId, details, undefined);
 }
 
 /** What dispatch outputs: first which upstream answered (and the id headers it shows), then its bytes. */

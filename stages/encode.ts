@@ -6,7 +6,7 @@
 import type { CanonicalEvent } from '../lib/chunks.js';
 import { jsonEncoders } from '../lib/dialects/index.js';
 import type { EncoderState } from '../lib/encoder-input.js';
-import { GatewayError } from '../lib/errors.js';
+import { errors } from '../lib/errors/index.js';
 import type { HeadNote } from '../lib/notes.js';
 import type { Stage, StageFactory, StageOutput } from '../lib/stage.js';
 import { encoderState, sseEncode, type SseEncodeStage } from './sse-encode.js';
@@ -39,7 +39,7 @@ export function encodeResponse(): StageFactory<CanonicalEvent, string | HeadNote
         inner = sse = sseEncode({}, input);
       } else {
         const factory = jsonEncoders[ctx.dialect];
-        if (!factory) throw new GatewayError('GW_ERR_INTERNAL', `no JSON encoder for the ${ctx.dialect} dialect`);
+        if (!factory) throw errors.noJsonEncoder(ctx.dialect);
         inner = factory(input);
       }
       return inner;

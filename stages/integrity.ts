@@ -8,7 +8,8 @@
 // later, and the encoders report the same figure.
 import type { CanonicalBlock, CanonicalEvent, CanonicalEventType, JsonValue, Usage } from '../lib/chunks.js';
 import type { RequestContext } from '../lib/context.js';
-import { createError, type GatewayError } from '../lib/errors.js';
+import type { GatewayError } from '../lib/errors.js';
+import { errors } from '../lib/errors/index.js';
 import { parseChecked } from '../lib/json/checked-parse.js';
 import { JsonSyntaxError } from '../lib/json/strict-parse.js';
 import type { Upstream, UsageNote } from '../lib/notes.js';
@@ -32,11 +33,8 @@ export function sameModel(expected: string, actual: string): boolean {
   return /^-(\d{8}|\d{4}-\d{2}-\d{2})$/.test(actual.slice(expected.length));
 }
 
-function fail(detail: string, cause?: unknown): GatewayError {
-  const err = createError('GW_ERR_INTEGRITY', detail, cause === undefined ? undefined : { cause });
-  err.providerWork = true;
-  return err;
-}
+/** GW_ERR_INTEGRITY: the provider's answer broke a rule (inference had begun) */
+const fail = (detail: string, cause?: unknown): GatewayError => errors.integrity(detail, cause);
 
 type Kind = CanonicalBlock['kind'];
 type Phase = 'before' | 'blocks' | 'ending' | 'done' | 'errored';

@@ -4,7 +4,7 @@
 import type { CanonicalEvent, DialectName, UpstreamMessage } from '../lib/chunks.js';
 import type { RequestContext } from '../lib/context.js';
 import { upstreamDecoders, upstreamDialect, type UpstreamDecoder } from '../lib/dialects/index.js';
-import { GatewayError } from '../lib/errors.js';
+import { errors } from '../lib/errors/index.js';
 import type { Upstream } from '../lib/notes.js';
 import type { Stage } from '../lib/stage.js';
 
@@ -19,9 +19,9 @@ export function providerDecode(opts: ProviderDecodeOptions = {}): Stage<Upstream
 
   function resolve(ctx: RequestContext): UpstreamDecoder {
     const dialect = opts.dialect ? opts.dialect(ctx, upstream) : upstreamDialect(upstream);
-    if (dialect === undefined) throw new GatewayError('GW_ERR_INTERNAL', 'provider-decode: the upstream dialect is unknown');
+    if (dialect === undefined) throw errors.noUpstreamDialect();
     const found = upstreamDecoders[dialect];
-    if (found === undefined) throw new GatewayError('GW_ERR_INTERNAL', `provider-decode: no decoder for the ${dialect} dialect`);
+    if (found === undefined) throw errors.noUpstreamDecoder(dialect);
     return found();
   }
 

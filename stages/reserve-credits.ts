@@ -4,7 +4,7 @@
 // (402), and the reservation goes down the chain as a `reserved` note for `settle` to end. The limit
 // headers (a `headers` note) go on every answer, in the client dialect's names.
 import type { DialectName, RoutedRequest } from '../lib/chunks.js';
-import { GatewayError } from '../lib/errors.js';
+import { errors } from '../lib/errors/index.js';
 import { estimateUnits, tokenEstimate } from '../lib/pricing.js';
 import type { RateDecision } from '../lib/rate-limit.js';
 import type { HeadersNote, ReservedNote } from '../lib/notes.js';
@@ -68,10 +68,10 @@ export function reserveCredits<T = RoutedRequest>(opts: ReserveCreditsOptions<T>
         if (pending !== null) return [item];
         const routed = routedOf(item);
         const key = ctx.key;
-        if (key === null) throw new GatewayError('GW_ERR_INTERNAL', 'reserve-credits ran without an authenticated key.');
+        if (key === null) throw errors.reserveWithoutKey();
         const { catalog, rateLimiter, store } = ctx.services;
         const model = catalog.get(routed.modelId);
-        if (model === undefined) throw new GatewayError('GW_ERR_INTERNAL', `reserve-credits: model ${routed.modelId} is not in the catalog.`);
+        if (model === undefined) throw errors.reserveModelMissing(routed.modelId);
         const tokens = tokenEstimate(model, routed);
         const decision = rateLimiter.admit(key, tokens, (d) => rateLimitHeaders(ctx.dialect, d));
         const headers: HeadersNote = { note: 'headers', headers: rateLimitHeaders(ctx.dialect, decision) };

@@ -9,7 +9,8 @@
 import { createParser, type EventSourceParser } from 'eventsource-parser';
 import type { UpstreamMessage } from '../lib/chunks.js';
 import type { RequestContext } from '../lib/context.js';
-import { createError, type GatewayError } from '../lib/errors.js';
+import type { GatewayError } from '../lib/errors.js';
+import { errors } from '../lib/errors/index.js';
 import type { Upstream } from '../lib/notes.js';
 import type { Stage } from '../lib/stage.js';
 
@@ -26,11 +27,8 @@ export interface SseDecodeOptions {
 
 const MiB = 1024 * 1024;
 
-function integrityError(detail: string, cause?: unknown): GatewayError {
-  const err = createError('GW_ERR_INTEGRITY', detail, cause === undefined ? undefined : { cause });
-  err.providerWork = true;
-  return err;
-}
+/** GW_ERR_INTEGRITY: the upstream body cannot be read (inference had begun) */
+const integrityError = (detail: string, cause?: unknown): GatewayError => errors.integrity(detail, cause);
 
 /** SSE or JSON as the upstream that answered said (its `upstream` note); 'auto' without one. */
 export function defaultMode(_ctx: RequestContext, upstream: Upstream | null): BodyMode {

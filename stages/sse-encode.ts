@@ -7,7 +7,7 @@ import type { CanonicalEvent, DialectName } from '../lib/chunks.js';
 import type { RequestContext } from '../lib/context.js';
 import { sseEncoders, type SseEncoder } from '../lib/dialects/index.js';
 import { EncoderState, type EncoderInput } from '../lib/encoder-input.js';
-import { GatewayError } from '../lib/errors.js';
+import { errors } from '../lib/errors/index.js';
 import type { Stage } from '../lib/stage.js';
 
 export interface SseEncodeOptions {
@@ -35,7 +35,7 @@ export function sseEncode(opts: SseEncodeOptions = {}, shared?: EncoderState): S
   function build(ctx: RequestContext): SseEncoder {
     const dialect = opts.dialect ?? ctx.dialect;
     const factory = sseEncoders[dialect];
-    if (factory === undefined) throw new GatewayError('GW_ERR_INTERNAL', `sse-encode: no SSE encoder for the ${dialect} dialect`);
+    if (factory === undefined) throw errors.noSseEncoder(dialect);
     const known = (input ??= encoderState(ctx));
     const m = opts.clientModel;
     const clientModel = typeof m === 'function' ? m(known) : (m ?? known.routed?.request.model ?? undefined);

@@ -12,6 +12,7 @@ import type { Readable } from 'node:stream';
 import { emptyUsage, type Usage } from '../lib/chunks.js';
 import type { RequestContext } from '../lib/context.js';
 import { GatewayError } from '../lib/errors.js';
+import { errors } from '../lib/errors/index.js';
 import { header, type Failure } from '../lib/providers/failover.js';
 import { failover, TryNext, type FailoverCall } from '../lib/providers/failover-loop.js';
 import type { UpstreamResponse } from '../lib/providers/upstream-call.js';
@@ -32,7 +33,7 @@ async function readResult(body: AsyncIterable<Buffer>): Promise<string> {
   let size = 0;
   for await (const chunk of body) {
     size += chunk.length;
-    if (size > MAX_RESULT_BODY) throw new GatewayError('GW_ERR_INTEGRITY', `The provider's transcription answer is larger than ${MAX_RESULT_BODY} bytes.`);
+    if (size > MAX_RESULT_BODY) throw errors.transcriptionAnswerTooLarge(MAX_RESULT_BODY);
     chunks.push(chunk);
   }
   return Buffer.concat(chunks).toString('utf8');
@@ -60,12 +61,10 @@ function upstreamFields(f: TranscriptionFields, upstreamModel: string): [string,
 
 function exhausted(job: TranscriptionJob, failures: readonly Failure[]): GatewayError {
   const last = failures[failures.length - 1];
-  if (last === undefined) return new GatewayError('GW_ERR_PROVIDER_UNAVAILABLE', `No deployment of model ${job.routed.modelId} can serve transcriptions: it needs a deployment with "api": "transcriptions" on an openai provider in \`models[].deployments\` of the gateway config.`);
-  const message = `All ${failures.length} provider deployment(s) of model ${job.routed.modelId} failed: ${failures.map((f) => f.detail).join('; ')}`;
-  const retryAfter = last.upstream?.retryAfter;
-  const headers: Record<string, string> = retryAfter !== undefined ? { 'retry-after': retryAfter } : {};
-  const opts = { headers, ...(last.upstream ? { upstream: last.upstream } : {}) };
-  return new GatewayError(failures.every((f) => f.kind === 'timeout') ? 'GW_ERR_UPSTREAM_TIMEOUT' : 'GW_ERR_PROVIDER_UNAVAILABLE', message, opts);
+  if (last === undefined) return errors.noTranscriptionDeployment(job.routed.modelId);
+  const details = failures.map((f) => f.detail);
+  if (failures.every((f) => f.kind === 'timeout')) return errors.deploymentsTimedOut(job.routed.modelId, details, last.upstream);
+  return errors.deploymentsFailed(job.routed.modelId, details, last.upstream);
 }
 
 /** The result from the upstream's transcript: its usage, the seconds to report and to bill. */

@@ -11,10 +11,9 @@
 import type { CanonicalRequest, JsonObject, RoutedRequest, Usage } from '../lib/chunks.js';
 import { costOfUsage } from '../lib/billing/cost.js';
 import type { HeadNote, RoutedNote } from '../lib/notes.js';
-import { modelNotAllowed } from '../lib/auth.js';
 import { modelAllowed } from '../lib/catalog.js';
 import type { RequestContext } from '../lib/context.js';
-import { GatewayError } from '../lib/errors.js';
+import { errors } from '../lib/errors/index.js';
 import { unitsToUsd } from '../lib/pricing.js';
 import type { Stage, StageFactory } from '../lib/stage.js';
 import {
@@ -56,11 +55,9 @@ export function planTranscription(upload: AudioUpload, ctx: RequestContext): Tra
   const started = performance.now();
   const chosen = resolveTranscriptionModel(fields.model, ctx.services.catalog, ctx.config);
   const model = chosen.model;
-  if (!modelAllowed(ctx.key?.models ?? [], model.id)) {
-    throw modelNotAllowed(ctx.key, model.id);
-  }
+  if (!modelAllowed(ctx.key?.models ?? [], model.id)) throw errors.modelNotAllowed(model.id, ctx.key?.id);
   const { extension, bytes, probe } = upload.file;
-  if (!isAudioExtension(extension)) throw new GatewayError('GW_ERR_FILE_FORMAT_INVALID', `file: unsupported file format ".${extension}".`, { param: 'file' });
+  if (!isAudioExtension(extension)) throw errors.audioFormatUnsupported(extension);
   const audio = audioDuration(extension, bytes, probe);
   const bounds = reservationTokenBounds(bytes, audio.boundSeconds);
   const request: CanonicalRequest = {

@@ -2,7 +2,7 @@
 // 405 with `allow` for a known path, the stored-response routes this stateless gateway refuses,
 // and 404 for everything else.
 import type { Config } from '../config.js';
-import { GatewayError } from '../errors.js';
+import { errors } from '../errors/index.js';
 import { byHeaders, openAiDialect } from './dialects.js';
 import type { Endpoint, EndpointTable } from './types.js';
 
@@ -19,7 +19,7 @@ const notFound: Endpoint = {
   dialect: byHeaders,
   hooks: [],
   handle(ctx) {
-    throw new GatewayError('GW_ERR_NOT_FOUND', `No route for ${ctx.method} ${ctx.path}. The gateway serves /v1/messages, /v1/chat/completions, /v1/responses, /v1/audio/transcriptions and /v1/models.`);
+    throw errors.routeNotFound(ctx.method, ctx.path);
   },
 };
 
@@ -29,7 +29,7 @@ function methodNotAllowed(allowed: string[], dialect: Endpoint['dialect']): Endp
     dialect,
     hooks: [],
     handle(ctx) {
-      throw new GatewayError('GW_ERR_METHOD_NOT_ALLOWED', `${ctx.method} is not allowed here; use ${allowed.join(' or ')}.`, { headers: { allow: allowed.join(', ') } });
+      throw errors.methodNotAllowed(ctx.method, allowed);
     },
   };
 }
@@ -39,10 +39,7 @@ const storedResponses: Endpoint = {
   dialect: openAiDialect,
   hooks: [],
   handle() {
-    throw new GatewayError(
-      'GW_ERR_STORED_RESPONSES_UNSUPPORTED',
-      'This gateway is stateless: responses are never stored, so they cannot be retrieved, listed, cancelled, deleted or compacted. Send the whole conversation in `input` on every POST /v1/responses.',
-    );
+    throw errors.storedResponsesUnsupported();
   },
 };
 

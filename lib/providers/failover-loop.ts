@@ -11,6 +11,7 @@ import type { Deployment, RoutedRequest } from '../chunks.js';
 import type { RequestContext } from '../context.js';
 import { dialects } from '../dialects/index.js';
 import { GatewayError } from '../errors.js';
+import { errors } from '../errors/index.js';
 import type { HeadersNote, Upstream, UpstreamNote } from '../notes.js';
 import type { UpstreamTiming } from '../request-log.js';
 import { errorCode, finalUpstreamError, header, isRetryableStatus, transportFailure, upstreamError, type Failure } from './failover.js';
@@ -72,9 +73,9 @@ function aborted(ctx: RequestContext, err: unknown): GatewayError {
 function bodyFailure(ctx: RequestContext, deployment: Deployment, err: unknown, handedOn: boolean): unknown {
   if (ctx.signal.aborted) return aborted(ctx, err);
   const code = errorCode(err);
-  if (code === 'UND_ERR_BODY_TIMEOUT') return new GatewayError('GW_ERR_STREAM_IDLE', `The provider ${deployment.providerId} went silent for longer than the idle timeout.`);
+  if (code === 'UND_ERR_BODY_TIMEOUT') return errors.streamIdle(deployment.providerId);
   if (!handedOn) return new TryNext(err);
-  return new GatewayError('GW_ERR_UPSTREAM', `The connection to the provider ${deployment.providerId} was lost mid-response (${code}).`, { status: 502, cause: err });
+  return errors.connectionLost(deployment.providerId, code, err);
 }
 
 export async function* failover<O>(ctx: RequestContext, routed: RoutedRequest, call: FailoverCall<O>): AsyncGenerator<O | Buffer | UpstreamNote | HeadersNote> {

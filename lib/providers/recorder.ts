@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import type { Deployment, RoutedRequest } from '../chunks.js';
 import type { RequestContext } from '../context.js';
 import { upstreamDialect } from '../dialects/index.js';
-import { createError } from '../errors.js';
+import { errors } from '../errors/index.js';
 import type { UpstreamResponse } from './upstream-call.js';
 
 function fileSafe(id: string): string {
@@ -38,7 +38,7 @@ export class Recorder {
     try {
       mkdirSync(dir, { recursive: true });
     } catch (err) {
-      throw createError('GW_ERR_CONFIG_INVALID', `recordDir: cannot create the folder ${dir}: ${(err as Error).message}`);
+      throw errors.recordDirUnwritable(dir, err as Error);
     }
   }
 
