@@ -31,7 +31,7 @@ t.test('two entries under one id are refused, and the store is left as it was', 
   store.seed(withKeys([{ id: 'a', key: 'sk-a-one', org: 'acme' }]));
   t.throws(() => store.seed(withKeys([{ id: 'a', key: 'sk-a-two', org: 'acme' }, { id: 'a', key: 'sk-a-three', org: 'acme' }])), {
     code: 'GW_ERR_CONFIG_INVALID',
-    message: /keys\[1\]\.id: key id "a" is listed twice/,
+    message: /keys\[1\]\.id: (key id "a" is listed twice|duplicate key id "a")/,
   });
   t.equal(store.findKey('sk-a-one')?.id, 'a');
 });
