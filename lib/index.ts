@@ -14,7 +14,7 @@ export type { Endpoint, EndpointChain, EndpointDefinition, EndpointTable, Hook, 
 export { chain, defineStage, runStage, toTransform, fuseStages, type Stage, type StageFactory, type StageOutput, type Values } from './stage.js';
 // what one stage tells later ones (and the response writer), and what a client encoder reads
 export { isNote, type ChainNote, type RoutedNote, type ReservedNote, type HeadersNote, type UpstreamNote, type UsageNote, type HeadNote, type Upstream, type Outcome } from './notes.js';
-export type { EncoderInput } from './encoder-input.js';
+export { EncoderState, type EncoderInput } from './encoder-input.js';
 export { Chain } from './pipeline.js';
 
 // every stage factory

@@ -57,13 +57,19 @@ function requestTarget(raw: string | undefined): { pathname: string; searchParam
 
 const NOTHING_LEARNED: Learned = { key: null, anthropic: null };
 
+/** What the hooks learned so far: written here only, before the context exists. */
+type Learning = { -readonly [K in keyof Learned]: Learned[K] };
+
 /** Run the endpoint's hooks in order; what they learned so far, and the error that stopped them. */
 function runHooks(endpoint: Endpoint, head: RequestHead): { learned: Learned; error: unknown } {
-  let learned = NOTHING_LEARNED;
+  if (endpoint.hooks.length === 0) return { learned: NOTHING_LEARNED, error: undefined };
+  const learned: Learning = { key: null, anthropic: null };
   try {
     for (const hook of endpoint.hooks) {
       const got = hook(head, learned);
-      if (got) learned = { key: got.key !== undefined ? got.key : learned.key, anthropic: got.anthropic !== undefined ? got.anthropic : learned.anthropic };
+      if (got === undefined) continue;
+      if (got.key !== undefined) learned.key = got.key;
+      if (got.anthropic !== undefined) learned.anthropic = got.anthropic;
     }
   } catch (error) {
     return { learned, error: error ?? new Error('a hook threw nothing') };

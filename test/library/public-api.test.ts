@@ -31,6 +31,7 @@ const EXPORTED = [
   'encodeTranscriptionResponse',
   'encodeUpstreamRequest',
   'endpoints',
+  'EncoderState',
   'eventToJson',
   'fuseStages',
   'isNote',
