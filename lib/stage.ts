@@ -82,7 +82,7 @@ export function toTransform<I, O>(stage: Stage<I, O>, ctx: RequestContext, opts:
     transform(chunk: I | ChainNote, _enc, cb) {
       if (isNote(chunk)) {
         stage.note?.(chunk, ctx);
-        t.push(chunk);
+        push(chunk as O);
         cb();
         return;
       }
