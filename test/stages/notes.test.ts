@@ -51,3 +51,22 @@ t.test('the chain on a frozen context: notes carry routing, the hold, the upstre
   t.same(ctx.services.store.ledger.balanceOf('acme'), { balance: 100_000_000_000 - cost, reserved: 0, spent: cost, spendCap: null }, 'settle charged what the usage notes said');
   t.ok(Object.isFrozen(ctx), 'and nothing wrote the context');
 });
+
+t.test('Node streams: notes pass from Transform to Transform; the last one hands them aside', async (t) => {
+  const { Readable, Writable } = await import('node:stream');
+  const { pipeline } = await import('node:stream/promises');
+  const { toTransform } = await import('../../lib/stage.js');
+  const ctx = Object.freeze(makeContext());
+  const routed = makeRouted(OPUS);
+  const first: Stage<string, string | ChainNote> = { name: 'first', step: (s) => [{ note: 'routed', routed }, s.toUpperCase()] };
+  const heard: string[] = [];
+  const second: Stage<string, string> = { name: 'second', note: (n) => void heard.push(n.note), step: (s) => [`${s}!`] };
+  const last = toTransform(second, ctx);
+  const aside: ChainNote[] = [];
+  last.on('note', (n: ChainNote) => aside.push(n));
+  const got: unknown[] = [];
+  await pipeline(Readable.from(['hi']), toTransform(first, ctx, { last: false }), last, new Writable({ objectMode: true, write: (c: unknown, _e, cb) => (got.push(c), cb()) }));
+  t.same(got, ['HI!'], 'the consumer gets values only');
+  t.same(heard, ['routed'], 'the later stage heard the note');
+  t.same(aside.map((n) => n.note), ['routed'], "and the last Transform emitted it as a 'note' event");
+});
