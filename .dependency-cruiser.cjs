@@ -5,6 +5,7 @@
 //   lib/dialects/index.ts  the registry: the only door from generic code (lib/, stages/, bin/) to a dialect
 //   lib/translate/         every translation between two dialects (may use any dialect folder)
 //   lib/json/, lib/validate/, lib/openai/   neutral helpers the dialects share: import no dialect
+//   stages/                never imported by lib/dialects/ or lib/translate/
 //
 // Type-only imports count too (tsPreCompilationDeps). test/ and bench/ may deep-import anything.
 /** @type {import('dependency-cruiser').IConfiguration} */
@@ -44,6 +45,13 @@ module.exports = {
       severity: 'error',
       from: { path: '^lib/(json|validate|openai)/' },
       to: { path: '^lib/(dialects|translate)/', pathNot: '^lib/dialects/dialect\\.ts$' },
+    },
+    {
+      name: 'dialects-never-import-stages',
+      comment: 'Dialect and translation code never imports a stage: what stages and encoders share (the cost of usage, lib/billing/cost.ts) lives in lib/.',
+      severity: 'error',
+      from: { path: '^lib/(dialects|translate)/' },
+      to: { path: '^stages/' },
     },
     {
       name: 'imports-resolve',

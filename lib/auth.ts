@@ -2,7 +2,6 @@
 // `x-api-key: <key>`; both present must hold the same key; a duplicated credential header is refused.
 import type { Scope } from './config.js';
 import type { RequestContext } from './context.js';
-import type { GatewayError } from './errors.js';
 import { errors } from './errors/index.js';
 import type { KeyRecord } from './store/types.js';
 
@@ -34,10 +33,9 @@ export function presentedKey(raw: readonly string[]): string {
   return key;
 }
 
-export function authenticate(ctx: RequestContext): KeyRecord {
-  const key = ctx.services.store.findKey(presentedKey(ctx.rawHeaders));
+export function authenticate(head: Pick<RequestContext, 'rawHeaders' | 'services'>): KeyRecord {
+  const key = head.services.store.findKey(presentedKey(head.rawHeaders));
   if (!key) throw errors.authInvalid();
-  ctx.key = key;
   return key;
 }
 
@@ -48,12 +46,7 @@ export function hasScope(key: KeyRecord, scope: Scope): boolean {
   return scope === 'responses' && key.scopes.includes('chat.completions');
 }
 
-/** 403 for a model outside the key's model allowlist: `errors.modelNotAllowed` (kept for stages/ until they call it) */
-export function modelNotAllowed(key: KeyRecord | null | undefined, modelId: string): GatewayError {
-  return errors.modelNotAllowed(modelId, key?.id);
-}
-
-export function requireScope(ctx: RequestContext, scope: Scope): void {
+export function requireScope(ctx: { readonly key: KeyRecord | null }, scope: Scope): void {
   if (!ctx.key || !hasScope(ctx.key, scope)) {
     throw errors.scopeDenied(scope, ctx.key?.id);
   }

@@ -15,7 +15,8 @@ import { encodeResponse } from '../stages/encode.js';
 import { settle } from '../stages/settle.js';
 import { countTokensUnavailable } from '../stages/count-tokens.js';
 import type { CanonicalEvent, CanonicalRequest, RawBody } from './chunks.js';
-import type { StageFactory } from './stage.js';
+import type { Stage, StageFactory } from './stage.js';
+import type { ChainNote, UsageNote } from './notes.js';
 
 /** The client dialect's request validator, from the registry. */
 function dialectValidator(dialect: Dialect, opts?: ValidateOptions): Validator {
@@ -27,7 +28,7 @@ function dialectValidator(dialect: Dialect, opts?: ValidateOptions): Validator {
 const messagesValidator = (countTokens: boolean): Validator => dialectValidator(dialects.anthropic, { countTokens });
 
 /** The generation part shared by every text endpoint: from the validated request to the client's bytes. */
-export function generationChain(config: Config, validator: StageFactory<RawBody, CanonicalRequest>): Chain<Buffer, string> {
+export function generationChain(config: Config, validator: StageFactory<RawBody, CanonicalRequest>): Chain<Buffer, string | ChainNote> {
   return Chain.of(parseBody({ limit: config.maxBodyBytes }))
     .then(validator)
     .then(route())
@@ -35,24 +36,24 @@ export function generationChain(config: Config, validator: StageFactory<RawBody,
     .then(dispatch())
     .then(() => sseDecode())
     .then(() => providerDecode())
-    .then((): ReturnType<StageFactory<CanonicalEvent, CanonicalEvent>> => integrity())
+    .then((): Stage<CanonicalEvent, CanonicalEvent | UsageNote> => integrity())
     .then(encodeResponse())
     .then(settle<string>());
 }
 
-export function buildMessagesChain(config: Config): Chain<Buffer, string> {
+export function buildMessagesChain(config: Config): Chain<Buffer, string | ChainNote> {
   return generationChain(config, validate(messagesValidator(false)));
 }
 
-export function buildChatChain(config: Config): Chain<Buffer, string> {
+export function buildChatChain(config: Config): Chain<Buffer, string | ChainNote> {
   return generationChain(config, validate(dialectValidator(dialects['openai-chat'])));
 }
 
-export function buildResponsesChain(config: Config): Chain<Buffer, string> {
+export function buildResponsesChain(config: Config): Chain<Buffer, string | ChainNote> {
   return generationChain(config, validate(dialectValidator(dialects['openai-responses'])));
 }
 
-export function buildCountTokensChain(config: Config): Chain<Buffer, string> {
+export function buildCountTokensChain(config: Config): Chain<Buffer, string | ChainNote> {
   return Chain.of(parseBody({ limit: config.maxBodyBytes }))
     .then(validate(messagesValidator(true)))
     .then(route())

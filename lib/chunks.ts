@@ -49,7 +49,18 @@ export interface CanonicalRequest {
   labels: { callName?: string; endUserId?: string };
   /** dialect-specific header facts (betas, session id) the dispatcher forwards */
   forward: ForwardInfo;
+  /** what the client validator found that later readers need (typed per dialect: ClientFindings) */
+  findings?: ClientFindings;
 }
+
+/**
+ * What a client validator found that the request encoders, translators and client encoders read
+ * later (the Responses tools and reasoning facts, the Chat `gateway-auto` default effort): carried by
+ * the request itself, never by a module-level map. Each dialect declares its own optional field by
+ * module augmentation next to its validator, so this file names no dialect type.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+export interface ClientFindings {}
 
 export interface RequestNeeds {
   modalities: Set<'text' | 'image' | 'audio'>;

@@ -1,19 +1,14 @@
-// The per-request context every stage receives: ids, logger, cancellation, configuration, the
-// caller's key and reservation, and the shared services (store, ledger, providers).
+// The per-request context every stage receives: facts fixed before the chain starts (ids, the
+// request line and headers, the authenticated key and validated headers, the configuration and
+// services, the logger, cancellation). Every field is readonly and no stage writes one: what a stage
+// learns travels down the chain as a value or a typed note (lib/notes.ts).
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
-import type { DialectName, RoutedRequest, Usage } from './chunks.js';
-import type { KeyRecord, Reservation } from './store/types.js';
+import type { DialectName } from './chunks.js';
+import type { KeyRecord } from './store/types.js';
 import type { Services } from './services.js';
 import type { MessagesHeaderInfo } from './dialects/index.js';
-import type { UpstreamTiming } from './request-log.js';
-
-/** The request id a client sees: the `request-id` header (the upstream's id when it differs), else ours. */
-export function publicRequestId(ctx: RequestContext): string {
-  const h = ctx.response.headers['request-id'];
-  return typeof h === 'string' ? h : ctx.reqId;
-}
 
 export type EndpointName =
   | 'messages'
@@ -26,20 +21,6 @@ export type EndpointName =
   | 'audio.transcriptions'
   | 'not_found';
 
-/** What the HTTP layer needs to answer: set by stages before the first byte. */
-export interface ResponseHead {
-  status: number;
-  headers: Record<string, string | string[]>;
-  /** true once status and headers went out: failures must then be reported in-band */
-  sent: boolean;
-  /**
-   * The answer is one document (a non-streaming JSON body): the writer keeps the pieces and sends
-   * them at the end in one write with a `content-length`, and a failure before the end is still
-   * answered with the dialect's error envelope.
-   */
-  whole?: boolean;
-}
-
 export interface RequestContext {
   readonly reqId: string;
   readonly log: Logger;
@@ -49,7 +30,7 @@ export interface RequestContext {
   readonly logsDebug?: boolean;
   readonly signal: AbortSignal;
   /** abort the request (client went away, shutdown): cancels the upstream call */
-  abort(reason?: unknown): void;
+  readonly abort: (reason?: unknown) => void;
   readonly config: Config;
   readonly services: Services;
   readonly endpoint: EndpointName;
@@ -62,20 +43,10 @@ export interface RequestContext {
   readonly rawHeaders: readonly string[];
   readonly query: URLSearchParams;
   readonly startedAt: number;
-  key: KeyRecord | null;
-  reservation: Reservation | null;
-  routed: RoutedRequest | null;
-  /** provider that served (set by dispatch once a deployment answered) */
-  provider: { id: string; protocol: 'anthropic' | 'openai'; api: 'messages' | 'chat' | 'responses' | 'transcriptions'; upstreamModel: string; requestId?: string; /** the upstream answered with SSE (else one JSON body) */ stream: boolean; /** when the call was sent, answered and ended */ timing?: UpstreamTiming } | null;
-  /** validated usage so far (set by the integrity stage): what settle charges */
-  usage: Usage | null;
-  /** true once a provider accepted the request: inference may have begun */
-  providerWork: boolean;
-  /** final outcome for the summary line */
-  outcome: { status: number; errorCode?: string } | null;
-  response: ResponseHead;
-  /** SSE keep-alive frame of the client dialect (set by the encoder), written during provider silence */
-  keepalive: string | null;
-  /** Messages endpoints: the validated `anthropic-*` headers */
-  anthropic: MessagesHeaderInfo | null;
+  /** the authenticated key (the auth hook) */
+  readonly key: KeyRecord | null;
+  /** Messages endpoints: the validated `anthropic-*` headers (the header hook) */
+  readonly anthropic: MessagesHeaderInfo | null;
+  /** the headers every answer carries (the request id, in the client dialect's header) */
+  readonly responseHeaders: Readonly<Record<string, string>>;
 }

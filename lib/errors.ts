@@ -80,7 +80,7 @@ function def(status: number, template: string, retryable = false): Definition {
 
 // fastify-style one-liners: code → status (and retryable), documented in docs/errors.md. The wording
 // lives in the named definitions of lib/errors/ (`errors.authInvalid()`); the templates here serve
-// only `createError`, which the files still to be converted use.
+// only `createError`, a shorthand for tests that need an error of a given code.
 const DEFINITIONS = {
   GW_ERR_BODY_INVALID_JSON: def(400, 'The request body is not valid JSON: %s'),
   GW_ERR_BODY_TOO_LARGE: def(413, 'The request body exceeds the maximum of %s bytes.'),
@@ -132,7 +132,8 @@ export function statusOf(code: ErrorCode): number {
 
 /**
  * `createError('GW_ERR_BODY_TOO_LARGE', limit)`: the template filled with the arguments.
- * @deprecated name the error in lib/errors/ (`defineError`) and throw `errors.<name>(...)`
+ * Gateway code never calls it (test/errors-catalog.test.ts checks): it names the error in lib/errors/
+ * (`defineError`) and throws `errors.<name>(...)`.
  */
 export function createError(code: ErrorCode, args: unknown[] | string, opts?: ErrorOptions): GatewayError {
   const list = Array.isArray(args) ? args : [args];

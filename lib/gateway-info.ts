@@ -1,10 +1,10 @@
 // The `gateway` object the gateway adds to answers: routing facts (and, on Responses, the cost).
 import type { JsonObject } from './chunks.js';
-import type { RequestContext } from './context.js';
+import type { EncoderInput } from './encoder-input.js';
 
 /** `{routed, routed_model, routing_latency_ms}`: always present on Chat Completions and Responses. */
-export function gatewayObject(ctx: RequestContext): JsonObject {
-  const r = ctx.routed;
+export function gatewayObject(input: Pick<EncoderInput, 'routed'>): JsonObject {
+  const r = input.routed;
   return {
     routed: r?.routed ?? false,
     routed_model: r?.routed ? r.modelId : null,

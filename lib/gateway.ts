@@ -10,6 +10,7 @@ import { createRootLogger } from './logger.js';
 import { createGateway as createHttpGateway } from './server.js';
 import { openSharedServices } from './services.js';
 import { servingState } from './reload.js';
+import type { EndpointTable } from './endpoints/index.js';
 
 /** A configuration as written in gateway.config.json: the fields the schema gives defaults may be left out. */
 export type GatewayConfig = Omit<Config, 'listen' | 'store' | 'logLevel' | 'shutdownGraceMs' | 'pingIntervalMs' | 'maxBodyBytes'> &
@@ -22,6 +23,8 @@ export interface GatewayOptions {
   logger?: Logger;
   /** the environment `${NAME}` placeholders in the configuration are read from; default `process.env` */
   env?: NodeJS.ProcessEnv;
+  /** the endpoint table (lib/endpoints/index.ts `endpoints`, or your own list of EndpointDefinitions); default: every endpoint */
+  endpoints?: EndpointTable;
 }
 
 export interface Gateway {
@@ -84,7 +87,7 @@ export async function createGateway(config?: GatewayConfig | Config | string, op
   const log = options.logger ?? createRootLogger(final.logLevel);
   const shared = await openSharedServices(final, log);
   if (shared.released > 0) log.warn({ released: shared.released }, 'released reservations left by a previous process');
-  const state = servingState(final, shared);
+  const state = servingState(final, shared, options.endpoints);
   const http = createHttpGateway(state, log);
   const prefix = normalizePrefix(options.prefix);
 

@@ -5,8 +5,16 @@
 export { createGateway, type Gateway, type GatewayConfig, type GatewayOptions } from './gateway.js';
 export type { Config } from './config.js';
 
+// the endpoint table (one entry per endpoint: method, path, hooks, chain): pass your own list to
+// createGateway({ endpoints }) to serve a subset or add an endpoint
+export { endpoints } from './endpoints/index.js';
+export type { Endpoint, EndpointChain, EndpointDefinition, EndpointTable, Hook, Learned, RequestHead } from './endpoints/index.js';
+
 // building and running chains of stages
-export { chain, defineStage, runStage, toTransform, fuseStages, type Stage, type StageFactory, type StageOutput } from './stage.js';
+export { chain, defineStage, runStage, toTransform, fuseStages, type Stage, type StageFactory, type StageOutput, type Values } from './stage.js';
+// what one stage tells later ones (and the response writer), and what a client encoder reads
+export { isNote, type ChainNote, type RoutedNote, type ReservedNote, type HeadersNote, type UpstreamNote, type UsageNote, type HeadNote, type Upstream, type Outcome } from './notes.js';
+export { EncoderState, type EncoderInput } from './encoder-input.js';
 export { Chain } from './pipeline.js';
 
 // every stage factory

@@ -12,7 +12,6 @@ export interface OfflineContextOptions {
   dialect?: DialectName;
   endpoint?: EndpointName;
   path?: string;
-  provider?: RequestContext['provider'];
   /** default: pino at 'warn' writing to stderr */
   log?: Logger;
 }
@@ -45,15 +44,8 @@ export function offlineContext(opts: OfflineContextOptions = {}): RequestContext
     query: new URLSearchParams(),
     startedAt: Date.now(),
     key: null,
-    reservation: null,
-    routed: null,
-    provider: opts.provider ?? null,
-    usage: null,
-    providerWork: false,
-    outcome: null,
-    response: { status: 200, headers: {}, sent: false },
-    keepalive: null,
     anthropic: null,
+    responseHeaders: {},
   };
 }
 

@@ -4,35 +4,43 @@
 // shutdown) ends every wait: the upstream call through `ctx.signal`, the request body at once. (A
 // stream/promises `pipeline` of Transforms runs the same stages too, see `toTransform`; per request
 // its streams and abort machinery cost more than the gateway's validation, so the server does not
-// use it.) Single exit: before the first response byte an error becomes the dialect's JSON
-// envelope; after it, the last stage's `fail` frames end the stream in-band. Every stage's `close`
-// runs exactly once.
+// use it.) The notes that reach the end of the chain go to the response writer (ResponseSink),
+// which alone writes the head. Single exit: before the first response byte an error becomes the
+// dialect's JSON envelope (with the headers the notes gave so far); after it, the last stage's
+// `fail` frames end the stream in-band. Every stage's `close` runs exactly once, told the outcome.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { publicRequestId, type RequestContext } from './context.js';
+import type { RequestContext } from './context.js';
 import { GatewayError } from './errors.js';
 import { renderError } from './dialects/index.js';
-import { fuseStages, type Stage, type StageFactory } from './stage.js';
+import type { ChainNote, Outcome } from './notes.js';
+import { fuseStages, type Stage, type StageFactory, type Values } from './stage.js';
 import { ChunkReader, ResponseSink } from './request-io.js';
 import { lingerOnClose } from './linger.js';
 import { StageTimings } from './stage-timings.js';
 
-/** A typed list of stage factories: `then` only accepts a stage whose input is the last output. */
+/**
+ * A typed list of stage factories: `then` only accepts a stage whose input is the last output's
+ * values; the notes output along the way stay in the type (the response writer gets them).
+ */
 export class Chain<I, O> {
   private constructor(readonly factories: readonly StageFactory<unknown, unknown>[]) {}
   static of<I, O>(first: StageFactory<I, O>): Chain<I, O> {
     return new Chain<I, O>([first as StageFactory<unknown, unknown>]);
   }
-  then<P>(next: StageFactory<O, P>): Chain<I, P> {
-    return new Chain<I, P>([...this.factories, next as StageFactory<unknown, unknown>]);
+  then<P>(next: StageFactory<Values<O>, P>): Chain<I, P | Extract<O, ChainNote>> {
+    return new Chain<I, P | Extract<O, ChainNote>>([...this.factories, next as StageFactory<unknown, unknown>]);
   }
 }
 
-/** Write an error response (before any byte went out) in the client's dialect. */
-export function writeError(ctx: RequestContext, res: ServerResponse, error: GatewayError, bodyUnread = false): void {
-  const rendered = renderError(ctx.dialect, error, publicRequestId(ctx));
-  ctx.outcome = { status: rendered.status, errorCode: error.code };
-  if (res.headersSent || res.destroyed) return;
-  const headers: Record<string, string | string[]> = Object.assign({}, ctx.response.headers, rendered.headers);
+/**
+ * Write an error response (before any byte went out) in the client's dialect, with the headers the
+ * answer had so far (`headers`: the request id, and what the chain's notes added); what the client got.
+ */
+export function writeError(ctx: RequestContext, res: ServerResponse, error: GatewayError, bodyUnread = false, headersSoFar: Readonly<Record<string, string | string[]>> = ctx.responseHeaders, requestId = ctx.reqId): Outcome {
+  const rendered = renderError(ctx.dialect, error, requestId);
+  const outcome: Outcome = { status: rendered.status, errorCode: error.code };
+  if (res.headersSent || res.destroyed) return outcome;
+  const headers: Record<string, string | string[]> = Object.assign({}, headersSoFar, rendered.headers);
   // An oversized upload is cut off: the connection closes rather than read the rest, with a lingering
   // close so the client reads the answer, not a reset. Any other early error lets Node discard the
   // unread body, so a client still sending sees the answer, not EPIPE.
@@ -43,7 +51,7 @@ export function writeError(ctx: RequestContext, res: ServerResponse, error: Gate
   headers['content-length'] = String(Buffer.byteLength(rendered.body));
   res.writeHead(rendered.status, headers);
   res.end(rendered.body);
-  ctx.response.sent = true;
+  return outcome;
 }
 
 /**
@@ -65,7 +73,7 @@ async function drive<O extends string | Buffer>(chain: AsyncGenerator<O>, sink: 
   sink.end();
 }
 
-export async function runPipeline<O extends string | Buffer>(ctx: RequestContext, req: IncomingMessage, res: ServerResponse, chain: Chain<Buffer, O>): Promise<void> {
+export async function runPipeline<O extends string | Buffer | ChainNote>(ctx: RequestContext, req: IncomingMessage, res: ServerResponse, chain: Chain<Buffer, O>): Promise<void> {
   const timings = ctx.logsDebug === true ? new StageTimings() : null;
   const built: Stage<unknown, unknown>[] = chain.factories.map((f) => f(ctx));
   const stages = timings === null ? built : built.map((s) => timings.wrap(s));
@@ -76,7 +84,7 @@ export async function runPipeline<O extends string | Buffer>(ctx: RequestContext
   });
   const body = new ChunkReader(req);
   const sink = new ResponseSink(ctx, res, ctx.config.pingIntervalMs);
-  const fused = fuseStages<O>(stages, ctx)(body);
+  const fused = fuseStages<string | Buffer>(stages, ctx, sink.note)(body);
   // an abort (client gone, shutdown) ends a wait for more request body at once
   const onAbort = (): void => body.fail(ctx.signal.reason);
   ctx.signal.addEventListener('abort', onAbort, { once: true });
@@ -88,14 +96,15 @@ export async function runPipeline<O extends string | Buffer>(ctx: RequestContext
     fused.return(undefined).catch(() => undefined); // runs the stages' generators' finally blocks once they yield
     error = GatewayError.is(err) ? err : GatewayError.from(ctx.signal.aborted ? (ctx.signal.reason ?? err) : err);
     if (error.code === 'GW_ERR_INTERNAL') ctx.log.error({ err: (err as Error)?.stack ?? String(err) }, 'unexpected error in the pipeline');
-    error.providerWork = ctx.providerWork;
+    error.providerWork = sink.providerWork;
   }
   ctx.signal.removeEventListener('abort', onAbort);
+  let outcome: Outcome = sink.outcome();
   if (error) {
-    if (!ctx.response.sent) {
-      writeError(ctx, res, error, !bodyEnded && !req.complete);
+    if (!sink.sent) {
+      outcome = writeError(ctx, res, error, !bodyEnded && !req.complete, sink.headers, sink.requestId());
     } else {
-      ctx.outcome = { status: ctx.response.status, errorCode: error.code };
+      outcome = { status: outcome.status, errorCode: error.code };
       // the encoder (the last stage that knows the client's framing) writes the in-band terminal frames
       const encoder = [...stages].reverse().find((s) => s.fail !== undefined);
       if (!res.destroyed && !res.writableEnded) {
@@ -106,7 +115,7 @@ export async function runPipeline<O extends string | Buffer>(ctx: RequestContext
   }
   for (const stage of stages) {
     try {
-      await stage.close?.(ctx, error);
+      await stage.close?.(ctx, error, outcome);
     } catch (err) {
       ctx.log.error({ stage: stage.name, err: (err as Error)?.stack ?? String(err) }, 'stage close failed');
     }

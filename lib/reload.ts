@@ -6,15 +6,15 @@
 // the state they started with; its provider pool is closed once the last of them has settled.
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
-import { buildEndpoints } from './endpoints.js';
+import { buildRoutes, endpoints as defaultEndpoints, type EndpointTable } from './endpoints/index.js';
 import { GatewayError } from './errors.js';
 import type { ProviderPool } from './providers/pool.js';
 import type { Gateway, ServingState } from './server.js';
 import { ensureSimProvider, servicesFor, type SharedServices } from './services.js';
 
-/** The serving state of a configuration: its services and its route table. */
-export function servingState(config: Config, shared: SharedServices): ServingState {
-  return { config, services: servicesFor(config, shared), routes: buildEndpoints(config) };
+/** The serving state of a configuration: its services and its routes, built from an endpoint table. */
+export function servingState(config: Config, shared: SharedServices, table: EndpointTable = defaultEndpoints): ServingState {
+  return { config, services: servicesFor(config, shared), routes: buildRoutes(table, config) };
 }
 
 /** Settings read once, when the process starts: a reload that changes one is refused. */
@@ -73,7 +73,7 @@ export class ConfigReloader {
     let next: ServingState;
     try {
       await ensureSimProvider(this.shared, config);
-      next = servingState(config, this.shared);
+      next = servingState(config, this.shared, this.gateway.state().routes.table);
     } catch (err) {
       this.refuse(err, source);
       return;

@@ -6,6 +6,7 @@
 import type { ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { RequestContext } from './context.js';
+import type { ChainNote, Outcome } from './notes.js';
 import { ChunkQueue } from './chunk-queue.js';
 import { joinPieces } from './stage.js';
 
@@ -53,40 +54,82 @@ export class ChunkReader extends ChunkQueue {
 }
 
 /**
- * Writes a chain's output to the response: status and headers before the first byte (from
- * `ctx.response`), then each piece as one `res.write`; a whole-document answer (`ctx.response.whole`)
- * goes out at the end in one write with its `content-length`. `write` returns a promise only when the
- * socket asked the writer to wait (backpressure); it resolves on 'drain' or when the response
- * closes. While the provider is silent, one timer per streaming response writes the dialect's
- * keep-alive frame (`ctx.keepalive`) every `pingMs`.
+ * Writes a chain's output to the response, and alone writes its head: status and headers before the
+ * first byte, from what the chain's notes said (`note`): the headers every answer carries, the
+ * rate-limit and upstream-id headers, then the encoder's `head` note (status, content headers,
+ * whole-document or streaming, keep-alive frame). Each piece goes out as one `res.write`; a
+ * whole-document answer goes out at the end in one write with its `content-length`. `write` returns
+ * a promise only when the socket asked the writer to wait (backpressure); it resolves on 'drain' or
+ * when the response closes. While the provider is silent, one timer per streaming response writes
+ * the dialect's keep-alive frame every `pingMs`.
  */
 export class ResponseSink {
+  /** the response headers so far (the writer's own object: notes' headers are copied in) */
+  readonly headers: Record<string, string | string[]> = {};
+  private status = 200;
+  private whole = false;
+  private keepalive: string | null = null;
+  /** true once status and headers went out: failures must then be reported in-band */
+  sent = false;
+  /** a deployment answered (its `upstream` note): provider inference may have begun */
+  providerWork = false;
   private timer: NodeJS.Timeout | null = null;
   private lastWrite = 0;
-  /** the pieces of a whole-document answer (`ctx.response.whole`), sent by `end` */
+  /** the pieces of a whole-document answer, sent by `end` */
   private held: (string | Buffer)[] | null = null;
 
   constructor(
     private readonly ctx: RequestContext,
     private readonly res: ServerResponse,
     private readonly pingMs: number,
-  ) {}
+  ) {
+    copyInto(this.headers, ctx.responseHeaders);
+  }
+
+  /** What a note tells the writer (the runner hands it every note that reaches the end of the chain). */
+  readonly note = (n: ChainNote): void => {
+    switch (n.note) {
+      case 'headers':
+        copyInto(this.headers, n.headers);
+        break;
+      case 'upstream':
+        this.providerWork = n.upstream !== null;
+        break;
+      case 'head':
+        this.status = n.status;
+        this.whole = n.whole;
+        this.keepalive = n.keepalive;
+        copyInto(this.headers, n.headers);
+        break;
+      default:
+        break;
+    }
+  };
+
+  /** The request id the client sees: the `request-id` header (an upstream's, when it differs), else ours. */
+  requestId(): string {
+    const h = this.headers['request-id'];
+    return typeof h === 'string' ? h : this.ctx.reqId;
+  }
+
+  /** What the client got, once the head went out. */
+  outcome(): Outcome {
+    return { status: this.status };
+  }
 
   private head(): void {
-    const ctx = this.ctx;
-    if (ctx.response.sent) return;
-    this.res.writeHead(ctx.response.status, ctx.response.headers);
-    ctx.response.sent = true;
-    ctx.outcome ??= { status: ctx.response.status };
+    if (this.sent) return;
+    this.res.writeHead(this.status, this.headers);
+    this.sent = true;
   }
 
   private readonly ping = (): void => {
     this.timer = null;
     const res = this.res;
-    if (this.ctx.keepalive === null || res.destroyed || res.writableEnded) return;
+    if (this.keepalive === null || res.destroyed || res.writableEnded) return;
     const idle = Date.now() - this.lastWrite;
     if (idle >= this.pingMs) {
-      res.write(this.ctx.keepalive);
+      res.write(this.keepalive);
       this.lastWrite = Date.now();
     }
     this.timer = setTimeout(this.ping, idle >= this.pingMs ? this.pingMs : this.pingMs - idle);
@@ -94,14 +137,14 @@ export class ResponseSink {
 
   /** undefined when the piece went out (or was queued within the socket's buffer), else wait for the promise */
   write(chunk: string | Buffer): Promise<void> | undefined {
-    if (this.ctx.response.whole === true) {
+    if (this.whole) {
       (this.held ??= []).push(chunk);
       return undefined;
     }
     this.head();
     const res = this.res;
     const ok = res.write(chunk);
-    if (this.ctx.keepalive !== null) {
+    if (this.keepalive !== null) {
       this.lastWrite = Date.now();
       if (this.timer === null) this.timer = setTimeout(this.ping, this.pingMs);
     }
@@ -123,7 +166,7 @@ export class ResponseSink {
     if (held !== null) {
       this.held = null;
       const body = joinPieces(held);
-      this.ctx.response.headers['content-length'] = String(Buffer.byteLength(body));
+      this.headers['content-length'] = String(Buffer.byteLength(body));
       this.head();
       this.res.end(body);
       return;
@@ -136,4 +179,9 @@ export class ResponseSink {
     if (this.timer !== null) clearTimeout(this.timer);
     this.timer = null;
   }
+}
+
+/** Copy headers into the writer's own object (a loop: no spread, no new object). */
+function copyInto(into: Record<string, string | string[]>, from: Readonly<Record<string, string>>): void {
+  for (const name in from) into[name] = from[name]!;
 }

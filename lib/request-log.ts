@@ -4,8 +4,10 @@
 // of an Anthropic-style API is shown and will quote), how it ended (status, error code and message),
 // what it used and cost, and where the time went (gateway time beside upstream time). Secrets and
 // prompts never: the fields below are ids, counts, codes and the gateway's own error wording.
+import type { RoutedRequest, Usage } from './chunks.js';
 import type { RequestContext } from './context.js';
 import type { GatewayError } from './errors.js';
+import type { Upstream } from './notes.js';
 import { unitsToUsd } from './pricing.js';
 
 /** error messages are the gateway's own wording, but an upstream's may be long: keep the line short */
@@ -24,19 +26,28 @@ export function upstreamMs(timing: UpstreamTiming | undefined, now: number): num
   return (timing.endedAt ?? now) - timing.sentAt;
 }
 
-export function requestSummary(ctx: RequestContext, status: number, error: GatewayError | undefined, costUnits: number): Record<string, unknown> {
+/** What the chain learned about a request (from its notes: settle keeps them); nothing for a helper route. */
+export interface ChainFacts {
+  readonly routed: RoutedRequest | null;
+  readonly upstream: Upstream | null;
+  readonly usage: Usage | null;
+}
+
+const NO_FACTS: ChainFacts = { routed: null, upstream: null, usage: null };
+
+export function requestSummary(ctx: RequestContext, status: number, error: GatewayError | undefined, costUnits: number, facts: ChainFacts = NO_FACTS): Record<string, unknown> {
   const now = Date.now();
   const ms = now - ctx.startedAt;
-  const u = ctx.usage;
-  const provider = ctx.provider;
+  const u = facts.usage;
+  const provider = facts.upstream;
   const up = upstreamMs(provider?.timing, now);
   const line: Record<string, unknown> = {
     method: ctx.method,
     path: ctx.path,
     status,
     keyId: ctx.key?.id,
-    modelRequested: ctx.routed?.request.model,
-    model: ctx.routed?.modelId,
+    modelRequested: facts.routed?.request.model,
+    model: facts.routed?.modelId,
     provider: provider?.id,
     upstreamRequestId: provider?.requestId ?? error?.upstream?.requestId,
     usage: { input: u?.input ?? 0, output: u?.output ?? 0, cacheRead: u?.cacheRead ?? 0, cacheWrite: u?.cacheWrite ?? 0 },

@@ -1,5 +1,6 @@
-// The node:http server: match the endpoint, build the request context, run its hooks and chain,
-// write errors in the client's dialect, and shut down gracefully.
+// The node:http server: match the endpoint (the table, lib/endpoints/), run its hooks, build the
+// read-only request context from what they learned, run its chain or handler, write errors in the
+// client's dialect, and shut down gracefully.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
@@ -7,8 +8,10 @@ import type { Config } from './config.js';
 import type { RequestContext } from './context.js';
 import { dialects } from './dialects/index.js';
 import { GatewayError } from './errors.js';
-import { matchEndpoint, type Endpoint, type Routes } from './endpoints.js';
+import { errors } from './errors/index.js';
+import { matchEndpoint, type Endpoint, type Learned, type RequestHead, type Routes } from './endpoints/index.js';
 import { runPipeline, writeError } from './pipeline.js';
+import type { Outcome } from './notes.js';
 import type { Services } from './services.js';
 import { requestSummary } from './request-log.js';
 
@@ -52,8 +55,32 @@ function requestTarget(raw: string | undefined): { pathname: string; searchParam
   return new URL(raw ?? '/', 'http://gateway.local');
 }
 
-function buildContext(req: IncomingMessage, endpoint: Endpoint, target: { pathname: string; searchParams: URLSearchParams }, config: Config, services: Services, root: Logger): RequestContext {
+const NOTHING_LEARNED: Learned = { key: null, anthropic: null };
+
+/** What the hooks learned so far: written here only, before the context exists. */
+type Learning = { -readonly [K in keyof Learned]: Learned[K] };
+
+/** Run the endpoint's hooks in order; what they learned so far, and the error that stopped them. */
+function runHooks(endpoint: Endpoint, head: RequestHead): { learned: Learned; error: unknown } {
+  if (endpoint.hooks.length === 0) return { learned: NOTHING_LEARNED, error: undefined };
+  const learned: Learning = { key: null, anthropic: null };
+  try {
+    for (const hook of endpoint.hooks) {
+      const got = hook(head, learned);
+      if (got === undefined) continue;
+      if (got.key !== undefined) learned.key = got.key;
+      if (got.anthropic !== undefined) learned.anthropic = got.anthropic;
+    }
+  } catch (error) {
+    return { learned, error: error ?? new Error('a hook threw nothing') };
+  }
+  return { learned, error: undefined };
+}
+
+function buildContext(req: IncomingMessage, endpoint: Endpoint, head: RequestHead, learned: Learned, startedAt: number, root: Logger): RequestContext {
+  const { config, services } = head;
   const reqId = newRequestId();
+  const dialect = endpoint.dialect(req);
   const controller = new AbortController();
   let log: Logger | null = null;
   const ctx: RequestContext = {
@@ -69,25 +96,17 @@ function buildContext(req: IncomingMessage, endpoint: Endpoint, target: { pathna
     config,
     services,
     endpoint: endpoint.name,
-    dialect: endpoint.dialect(req),
-    method: req.method ?? 'GET',
-    path: target.pathname,
-    headers: req.headers,
-    rawHeaders: req.rawHeaders,
-    query: target.searchParams,
-    startedAt: Date.now(),
-    key: null,
-    reservation: null,
-    routed: null,
-    provider: null,
-    usage: null,
-    providerWork: false,
-    outcome: null,
-    response: { status: 200, headers: {}, sent: false },
-    keepalive: null,
-    anthropic: null,
+    dialect,
+    method: head.method,
+    path: head.path,
+    headers: head.headers,
+    rawHeaders: head.rawHeaders,
+    query: head.query,
+    startedAt,
+    key: learned.key,
+    anthropic: learned.anthropic,
+    responseHeaders: { [dialects[dialect].requestId.header]: reqId },
   };
-  ctx.response.headers[dialects[ctx.dialect].requestId.header] = reqId;
   return ctx;
 }
 
@@ -109,7 +128,12 @@ export function createGateway(initial: ServingState, log: Logger): Gateway {
     const state = current;
     const target = requestTarget(req.url);
     const endpoint = matchEndpoint(state.routes, req.method ?? 'GET', target.pathname);
-    const ctx = buildContext(req, endpoint, target, state.config, state.services, log);
+    const startedAt = Date.now();
+    const head: RequestHead = { method: req.method ?? 'GET', path: target.pathname, headers: req.headers, rawHeaders: req.rawHeaders, query: target.searchParams, config: state.config, services: state.services };
+    // the hooks run before the context exists: what they learn (the key, the validated headers) is
+    // part of it, fixed for the whole request
+    const hooks = closing ? { learned: NOTHING_LEARNED, error: undefined } : runHooks(endpoint, head);
+    const ctx = buildContext(req, endpoint, head, hooks.learned, startedAt, log);
     inflight.add(ctx);
     users.set(state, (users.get(state) ?? 0) + 1);
     // in flight until the response is closed AND the handler returned (a chain's settle stage has
@@ -122,14 +146,15 @@ export function createGateway(initial: ServingState, log: Logger): Gateway {
       release(state);
     };
     res.once('close', () => {
-      if (!res.writableFinished) ctx.abort(new GatewayError('GW_ERR_CLIENT_CLOSED', 'The client closed the connection.'));
+      if (!res.writableFinished) ctx.abort(errors.clientClosed());
       ended();
     });
     let ranChain = false;
     let failed: GatewayError | undefined;
+    let outcome: Outcome | undefined;
     try {
-      if (closing) throw new GatewayError('GW_ERR_UNAVAILABLE', 'The gateway is shutting down; retry shortly.');
-      for (const hook of endpoint.before) hook(ctx);
+      if (closing) throw errors.shuttingDown();
+      if (hooks.error !== undefined) throw hooks.error;
       if (endpoint.chain) {
         ranChain = true;
         await runPipeline(ctx, req, res, endpoint.chain);
@@ -138,11 +163,11 @@ export function createGateway(initial: ServingState, log: Logger): Gateway {
       const error = GatewayError.from(err);
       failed = error;
       if (error.code === 'GW_ERR_INTERNAL') ctx.log.error({ err: (err as Error)?.stack ?? String(err) }, 'unexpected error');
-      writeError(ctx, res, error, !req.complete);
+      outcome = writeError(ctx, res, error, !req.complete);
       req.resume();
     } finally {
       // a chain writes its summary line in its settle stage; everything else is summarised here
-      if (!ranChain && ctx.logsInfo) ctx.log.info(requestSummary(ctx, ctx.outcome?.status ?? res.statusCode, failed, 0), 'request');
+      if (!ranChain && ctx.logsInfo) ctx.log.info(requestSummary(ctx, outcome?.status ?? res.statusCode, failed, 0), 'request');
       ended();
     }
   }
@@ -190,7 +215,7 @@ export function createGateway(initial: ServingState, log: Logger): Gateway {
             // in-band error event, settle ends the reservation) before the sockets are cut
             if (!aborted) {
               aborted = true;
-              for (const ctx of inflight) ctx.abort(new GatewayError('GW_ERR_UNAVAILABLE', 'The gateway shut down before the request finished.'));
+              for (const ctx of inflight) ctx.abort(errors.shutDownMidRequest());
             } else if (Date.now() >= deadline + ABORT_GRACE_MS) {
               server.closeAllConnections();
               return;

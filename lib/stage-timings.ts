@@ -23,8 +23,9 @@ export class StageTimings {
       step: (chunk, ctx) => timed(() => stage.step(chunk, ctx)),
     };
     if (stage.flush) wrapped.flush = (ctx) => timed(() => stage.flush!(ctx));
+    if (stage.note) wrapped.note = (note, ctx) => timed(() => stage.note!(note, ctx));
     if (stage.fail) wrapped.fail = (error, ctx) => stage.fail!(error, ctx);
-    if (stage.close) wrapped.close = (ctx, error) => stage.close!(ctx, error);
+    if (stage.close) wrapped.close = (ctx, error, outcome) => stage.close!(ctx, error, outcome);
     return wrapped;
   }
 

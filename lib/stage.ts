@@ -1,9 +1,12 @@
 // A stage is stream-free logic: `step` maps one input to zero or more outputs, `flush` runs at the
-// end of input. `toTransform` is the thin object-mode adapter that lets `stream/promises` pipeline
-// run a chain of stages, tearing every stage down when any of them fails.
+// end of input. Besides its values a stage may output typed notes (lib/notes.ts): the runners here
+// hand each note to the `note` hook of every later stage, never to `step`, and then to whoever
+// consumes the chain (the response writer). `toTransform` is the thin object-mode adapter that lets
+// `stream/promises` pipeline run a chain of stages, tearing every stage down when any of them fails.
 import { Transform } from 'node:stream';
 import type { RequestContext } from './context.js';
 import { GatewayError } from './errors.js';
+import { isNote, type ChainNote, type Outcome } from './notes.js';
 
 export type StageOutput<O> = Iterable<O> | AsyncIterable<O> | undefined | void;
 
@@ -19,9 +22,20 @@ export interface Stage<I, O> {
    * the chain that defines `fail` (the client encoder) is asked.
    */
   fail?(error: GatewayError, ctx: RequestContext): Iterable<O>;
-  /** always called exactly once when the request ends; `error` is set when the chain failed */
-  close?(ctx: RequestContext, error: GatewayError | undefined): void | Promise<void>;
+  /**
+   * A note an earlier stage output (lib/notes.ts): what this stage learns from it. The note goes on
+   * down the chain whatever this does; a note is never passed to `step`.
+   */
+  note?(note: ChainNote, ctx: RequestContext): void;
+  /**
+   * Always called exactly once when the request ends; `error` is set when the chain failed, and
+   * `outcome` is what the client got (status and error code), when the runner knows it.
+   */
+  close?(ctx: RequestContext, error: GatewayError | undefined, outcome?: Outcome): void | Promise<void>;
 }
+
+/** The values of an output type, without its notes (what the next stage's `step` receives). */
+export type Values<O> = Exclude<O, ChainNote>;
 
 /** A factory builds a fresh stage (with its own state) for each request. */
 export type StageFactory<I, O> = (ctx: RequestContext) => Stage<I, O>;
@@ -51,15 +65,30 @@ function emit<O>(out: StageOutput<O>, push: (o: O) => void): Promise<void> | und
   return undefined;
 }
 
-/** Object-mode Transform around a stage. Byte stages still work: Buffers are objects too. */
-export function toTransform<I, O>(stage: Stage<I, O>, ctx: RequestContext): Transform {
+/**
+ * Object-mode Transform around a stage. Byte stages still work: Buffers are objects too. Notes pass
+ * through the stream, so a pipeline of such Transforms carries them from stage to stage; the last
+ * Transform (`last: true`) emits them as 'note' events instead of pushing them to the consumer.
+ */
+export function toTransform<I, O>(stage: Stage<I, O>, ctx: RequestContext, opts: { last?: boolean } = {}): Transform {
+  const last = opts.last ?? true;
+  const push = (o: O): void => {
+    if (last && isNote(o)) t.emit('note', o);
+    else t.push(o);
+  };
   const t = new Transform({
     objectMode: true,
     highWaterMark: 16,
-    transform(chunk: I, _enc, cb) {
+    transform(chunk: I | ChainNote, _enc, cb) {
+      if (isNote(chunk)) {
+        stage.note?.(chunk, ctx);
+        push(chunk as O);
+        cb();
+        return;
+      }
       let pending: Promise<void> | undefined;
       try {
-        pending = emit(stage.step(chunk, ctx), (o) => t.push(o));
+        pending = emit(stage.step(chunk, ctx), push);
       } catch (err) {
         cb(GatewayError.from(err));
         return;
@@ -74,7 +103,7 @@ export function toTransform<I, O>(stage: Stage<I, O>, ctx: RequestContext): Tran
       }
       let pending: Promise<void> | undefined;
       try {
-        pending = emit(stage.flush(ctx), (o) => t.push(o));
+        pending = emit(stage.flush(ctx), push);
       } catch (err) {
         cb(GatewayError.from(err));
         return;
@@ -86,24 +115,39 @@ export function toTransform<I, O>(stage: Stage<I, O>, ctx: RequestContext): Tran
   return t;
 }
 
-/** Run a stage over a whole input without streams (tests, replay, custom pipelines). */
-export async function runStage<I, O>(stage: Stage<I, O>, inputs: Iterable<I> | AsyncIterable<I>, ctx: RequestContext): Promise<O[]> {
-  const out: O[] = [];
+/**
+ * Run a stage over a whole input without streams (tests, replay, custom pipelines): its values, in
+ * order. Notes among the inputs go to the stage's `note` hook; notes it outputs go to `onNote`.
+ */
+export async function runStage<I, O>(stage: Stage<I, O>, inputs: Iterable<I | ChainNote> | AsyncIterable<I | ChainNote>, ctx: RequestContext, onNote?: (note: ChainNote) => void): Promise<Values<O>[]> {
+  const out: Values<O>[] = [];
   const push = (o: O): void => {
-    out.push(o);
+    if (isNote(o)) onNote?.(o);
+    else out.push(o as Values<O>);
   };
-  for await (const input of inputs) await drain(stage.step(input, ctx), push);
+  for await (const input of inputs) {
+    if (isNote(input)) {
+      stage.note?.(input, ctx);
+      onNote?.(input);
+    } else await drain(stage.step(input, ctx), push);
+  }
   if (stage.flush) await drain(stage.flush(ctx), push);
   return out;
 }
 
+/** A note output before stage `from`: every later stage's `note` hook hears it. */
+function tell(stages: readonly Stage<unknown, unknown>[], from: number, note: ChainNote, ctx: RequestContext): void {
+  for (let k = from; k < stages.length; k++) stages[k]!.note?.(note, ctx);
+}
+
 /**
- * Compose two stages into one: `chain(a, b)` is a Stage<A, C> only when a's output is b's input, so a
- * mismatched chain is a compile error.
+ * Compose two stages into one: `chain(a, b)` is a Stage<A, C> only when a's output values are b's
+ * input, so a mismatched chain is a compile error. Notes pass between the parts and out of the whole
+ * (its type names the last part's values only: runStage and toTransform hand the notes aside).
  */
-export function chain<A, B, C>(a: Stage<A, B>, b: Stage<B, C>): Stage<A, C>;
-export function chain<A, B, C, D>(a: Stage<A, B>, b: Stage<B, C>, c: Stage<C, D>): Stage<A, D>;
-export function chain<A, B, C, D, E>(a: Stage<A, B>, b: Stage<B, C>, c: Stage<C, D>, d: Stage<D, E>): Stage<A, E>;
+export function chain<A, B, C>(a: Stage<A, B>, b: Stage<Values<B>, C>): Stage<A, C>;
+export function chain<A, B, C, D>(a: Stage<A, B>, b: Stage<Values<B>, C>, c: Stage<Values<C>, D>): Stage<A, D>;
+export function chain<A, B, C, D, E>(a: Stage<A, B>, b: Stage<Values<B>, C>, c: Stage<Values<C>, D>, d: Stage<Values<D>, E>): Stage<A, E>;
 export function chain(...stages: Stage<unknown, unknown>[]): Stage<unknown, unknown> {
   async function* through(index: number, input: Iterable<unknown> | AsyncIterable<unknown>, ctx: RequestContext): AsyncGenerator<unknown> {
     if (index === stages.length) {
@@ -112,6 +156,11 @@ export function chain(...stages: Stage<unknown, unknown>[]): Stage<unknown, unkn
     }
     const stage = stages[index]!;
     for await (const item of input) {
+      if (isNote(item)) {
+        tell(stages, index, item, ctx);
+        yield item;
+        continue;
+      }
       const out = stage.step(item, ctx);
       if (out != null) yield* through(index + 1, out as Iterable<unknown>, ctx);
     }
@@ -126,8 +175,9 @@ export function chain(...stages: Stage<unknown, unknown>[]): Stage<unknown, unkn
     name: stages.map((s) => s.name).join('+'),
     step: (chunk, ctx) => through(0, [chunk], ctx),
     flush: (ctx) => flushFrom(0, ctx),
-    close: async (ctx, error) => {
-      for (const s of stages) await s.close?.(ctx, error);
+    note: (note, ctx) => tell(stages, 0, note, ctx),
+    close: async (ctx, error, outcome) => {
+      for (const s of stages) await s.close?.(ctx, error, outcome);
     },
   };
 }
@@ -153,6 +203,7 @@ class FusedChain<O extends string | Buffer> {
   constructor(
     private readonly stages: readonly Stage<unknown, unknown>[],
     private readonly ctx: RequestContext,
+    private readonly onNote: ((note: ChainNote) => void) | undefined,
   ) {
     this.n = stages.length;
   }
@@ -208,6 +259,12 @@ class FusedChain<O extends string | Buffer> {
   }
 
   private feed(i: number, item: unknown): Pending | undefined {
+    if (isNote(item)) {
+      // a few per request: every later stage hears it, then the consumer
+      tell(this.stages, i, item, this.ctx);
+      this.onNote?.(item);
+      return undefined;
+    }
     if (i === this.n) {
       this.out.push(item as O);
       return undefined;
@@ -238,9 +295,10 @@ class FusedChain<O extends string | Buffer> {
  * stage's `step`/`flush` directly. Synchronous stages cost a function call per chunk instead of an
  * object-mode stream each; an asynchronous stage (dispatch reading the upstream body) is iterated
  * in place. What one upstream chunk turns into is handed on as one piece (one response write), and
- * nothing is pulled from upstream before the consumer asks for more (backpressure holds).
+ * nothing is pulled from upstream before the consumer asks for more (backpressure holds). Notes
+ * go to the later stages' `note` hooks and then to `onNote` (the response writer), not into the output.
  */
-export function fuseStages<O extends string | Buffer>(stages: readonly Stage<unknown, unknown>[], ctx: RequestContext): (source: AsyncIterable<unknown>) => AsyncGenerator<O> {
-  const chain = new FusedChain<O>(stages, ctx);
+export function fuseStages<O extends string | Buffer>(stages: readonly Stage<unknown, unknown>[], ctx: RequestContext, onNote?: (note: ChainNote) => void): (source: AsyncIterable<unknown>) => AsyncGenerator<O> {
+  const chain = new FusedChain<O>(stages, ctx, onNote);
   return (source) => chain.run(source);
 }

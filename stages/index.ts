@@ -11,24 +11,24 @@ export { reserveCredits, type ReserveCreditsOptions } from './reserve-credits.js
 export { countTokensUnavailable } from './count-tokens.js';
 
 // the upstream call and its answer: bytes → SSE messages → canonical events → checked events
-export { dispatch } from './dispatch.js';
+export { dispatch, type DispatchOutput } from './dispatch.js';
 export { sseDecode, type BodyMode, type SseDecodeOptions } from './sse-decode.js';
 export { providerDecode, type ProviderDecodeOptions } from './provider-decode.js';
 export { integrity, type IntegrityOptions } from './integrity.js';
 
 // client side: events → the client's dialect, then billing
-export { sseEncode, type SseEncodeOptions } from './sse-encode.js';
+export { sseEncode, type SseEncodeOptions, type SseEncodeStage } from './sse-encode.js';
 export { encodeResponse } from './encode.js';
 export { settle, type SettleOptions } from './settle.js';
 
 // transcriptions: multipart upload → job → upstream result → json or text
 export {
   routeTranscription,
-  reserveTranscription,
-  settleTranscription,
+  reserveForJob,
+  settleForResult,
   encodeTranscriptionResponse,
   type AudioUpload,
   type TranscriptionJob,
   type TranscriptionResult,
 } from './transcribe.js';
-export { dispatchTranscription } from './transcribe-dispatch.js';
+export { dispatchTranscription, type TranscriptionDispatchOutput } from './transcribe-dispatch.js';

@@ -3,18 +3,21 @@
 // out of order, deltas for closed blocks or of the wrong kind, blocks left open, missing or
 // duplicate tool-call ids, tool input that is not a JSON object, unsigned thinking, bad usage
 // accounting, a model other than the one dispatched, and a stream that ends early. Dialect-neutral:
-// only canonical fields are read. Validated usage is kept in `ctx.usage` as it arrives, so settle
-// charges what was really incurred even when the stream fails later.
+// only canonical fields are read. Validated usage goes on as a `usage` note (before the event that
+// brought it) as it arrives, so settle charges what was really incurred even when the stream fails
+// later, and the encoders report the same figure.
 import type { CanonicalBlock, CanonicalEvent, CanonicalEventType, JsonValue, Usage } from '../lib/chunks.js';
 import type { RequestContext } from '../lib/context.js';
-import { createError, type GatewayError } from '../lib/errors.js';
+import type { GatewayError } from '../lib/errors.js';
+import { errors } from '../lib/errors/index.js';
 import { parseChecked } from '../lib/json/checked-parse.js';
 import { JsonSyntaxError } from '../lib/json/strict-parse.js';
+import type { Upstream, UsageNote } from '../lib/notes.js';
 import type { Stage } from '../lib/stage.js';
 
 export interface IntegrityOptions {
-  /** the model the request was dispatched with; default `ctx.provider?.upstreamModel`; undefined skips the check */
-  expectedModel?: (ctx: RequestContext) => string | undefined;
+  /** the model the request was dispatched with; default the `upstream` note's `upstreamModel`; undefined skips the check */
+  expectedModel?: (ctx: RequestContext, upstream: Upstream | null) => string | undefined;
   /** default: `sameModel` */
   modelMatches?: (expected: string, actual: string) => boolean;
 }
@@ -30,11 +33,8 @@ export function sameModel(expected: string, actual: string): boolean {
   return /^-(\d{8}|\d{4}-\d{2}-\d{2})$/.test(actual.slice(expected.length));
 }
 
-function fail(detail: string, cause?: unknown): GatewayError {
-  const err = createError('GW_ERR_INTEGRITY', detail, cause === undefined ? undefined : { cause });
-  err.providerWork = true;
-  return err;
-}
+/** GW_ERR_INTEGRITY: the provider's answer broke a rule (inference had begun) */
+const fail = (detail: string, cause?: unknown): GatewayError => errors.integrity(detail, cause);
 
 type Kind = CanonicalBlock['kind'];
 type Phase = 'before' | 'blocks' | 'ending' | 'done' | 'errored';
@@ -53,6 +53,8 @@ class State {
   openCount = 0;
   readonly toolIds = new Set<string>();
   usage: Usage | null = null;
+  /** the deployment that answered (dispatch's `upstream` note) */
+  upstream: Upstream | null = null;
   constructor(readonly opts: IntegrityOptions) {}
 }
 
@@ -117,13 +119,12 @@ const CHECKS: { [T in CanonicalEventType]: Check<T> } = {
   'message-start': (s, ev, ctx) => {
     if (s.phase !== 'before') throw fail(s.phase === 'done' ? 'message_start after message_stop' : 'a second message_start');
     if (ev.id === '') throw fail('message_start without a message id');
-    const expected = (s.opts.expectedModel ?? ((c) => c.provider?.upstreamModel))(ctx);
+    const expected = s.opts.expectedModel ? s.opts.expectedModel(ctx, s.upstream) : s.upstream?.upstreamModel;
     if (expected !== undefined && !(s.opts.modelMatches ?? sameModel)(expected, ev.model)) {
       throw fail(`the provider answered with model "${ev.model}", but "${expected}" was dispatched`);
     }
     checkUsage(ev.usage, 'message_start');
     s.usage = { ...ev.usage };
-    ctx.usage = { ...s.usage };
     s.phase = 'blocks';
   },
   'block-start': (s, ev) => {
@@ -167,7 +168,6 @@ const CHECKS: { [T in CanonicalEventType]: Check<T> } = {
       throw fail(`output usage went down from ${usage.output} to ${ev.usage.output}`);
     }
     s.usage = { ...usage, ...ev.usage };
-    ctx.usage = { ...s.usage };
     s.phase = 'ending';
   },
   'message-stop': (s) => {
@@ -185,10 +185,13 @@ const CHECKS: { [T in CanonicalEventType]: Check<T> } = {
   },
 };
 
-export function integrity(opts: IntegrityOptions = {}): Stage<CanonicalEvent, CanonicalEvent> {
+export function integrity(opts: IntegrityOptions = {}): Stage<CanonicalEvent, CanonicalEvent | UsageNote> {
   const s = new State(opts);
   return {
     name: 'integrity',
+    note(n) {
+      if (n.note === 'upstream') s.upstream = n.upstream;
+    },
     step(ev, ctx) {
       if (s.phase === 'errored') {
         // an upstream error is terminal: nothing after it reaches the client
@@ -196,6 +199,8 @@ export function integrity(opts: IntegrityOptions = {}): Stage<CanonicalEvent, Ca
         return undefined;
       }
       (CHECKS[ev.type] as (s: State, ev: CanonicalEvent, ctx: RequestContext) => void)(s, ev, ctx);
+      // the usage so far, validated (a copy: the note's reader keeps it), before the event itself
+      if (ev.type === 'message-start' || ev.type === 'message-delta') return [{ note: 'usage', usage: { ...s.usage! } }, ev];
       return [ev];
     },
     flush() {

@@ -2,14 +2,13 @@
 // limit is passed (the rest is never buffered); at the end parses strict RFC JSON, naming the path
 // of the first problem (duplicate key, NaN, trailing garbage, invalid UTF-8).
 import type { RawBody } from '../lib/chunks.js';
-import { GatewayError } from '../lib/errors.js';
+import type { GatewayError } from '../lib/errors.js';
+import { errors } from '../lib/errors/index.js';
 import { JsonSyntaxError, parseStrict } from '../lib/json/strict-parse.js';
 import type { Stage, StageFactory } from '../lib/stage.js';
 
 export function bodyTooLarge(limit: number): GatewayError {
-  const mib = limit / 1048576;
-  const shown = Number.isInteger(mib) ? ` (${mib} MiB)` : '';
-  return new GatewayError('GW_ERR_BODY_TOO_LARGE', `The request body exceeds the maximum of ${limit} bytes${shown}, set by \`maxBodyBytes\` in the gateway config. Nothing was processed.`);
+  return errors.bodyTooLarge(limit);
 }
 
 /** Declared Content-Length over the limit: refuse before reading anything. */
@@ -19,7 +18,7 @@ export function checkDeclaredLength(header: string | undefined, limit: number): 
 
 export function parseJsonBody(bytes: Buffer): RawBody {
   if (bytes.length === 0) {
-    throw new GatewayError('GW_ERR_BODY_INVALID_JSON', 'The request body is empty; a JSON object is required. Nothing was processed.');
+    throw errors.bodyEmpty();
   }
   try {
     const members = new Map<string, [number, number]>();
@@ -27,10 +26,7 @@ export function parseJsonBody(bytes: Buffer): RawBody {
     return { value, bytes: bytes.length, raw: { bytes, members } };
   } catch (err) {
     if (err instanceof JsonSyntaxError) {
-      throw new GatewayError('GW_ERR_BODY_INVALID_JSON', `The request body is not valid JSON: ${err.message}. Nothing was processed.`, {
-        param: err.path || undefined,
-        cause: err,
-      });
+      throw errors.bodyNotJson(err);
     }
     throw err;
   }

@@ -18,6 +18,7 @@ import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import busboy from 'busboy';
 import { GatewayError } from '../lib/errors.js';
+import { errors } from '../lib/errors/index.js';
 import type { Stage, StageFactory } from '../lib/stage.js';
 import { SpoolFile } from './spool-file.js';
 
@@ -69,14 +70,8 @@ export interface MultipartOptions<R> {
 
 const MiB = 1024 * 1024;
 
-function invalid(param: string, message: string): GatewayError {
-  return new GatewayError('GW_ERR_REQUEST_INVALID', `${param}: ${message}`, { param });
-}
-
-function malformed(err: unknown): GatewayError {
-  const why = err instanceof Error ? err.message : String(err);
-  return new GatewayError('GW_ERR_REQUEST_INVALID', `The request body is not valid multipart/form-data (${why}). Send the audio as a multipart/form-data upload with a "file" part.`, { cause: err });
-}
+const invalid = errors.formFieldInvalid;
+const malformed = errors.multipartMalformed;
 
 function sizeText(bytes: number): string {
   return bytes % MiB === 0 ? `${bytes / MiB} MB (${bytes} bytes)` : `${bytes} bytes`;
@@ -141,11 +136,10 @@ export function parseMultipart<R>(opts: MultipartOptions<R>): StageFactory<Buffe
       if (!info.filename) return refuse(missingFilename());
       const extension = extname(info.filename).slice(1).toLowerCase();
       if (!opts.extensions.includes(extension)) {
-        const what = extension ? `".${extension}"` : 'none';
-        return refuse(new GatewayError('GW_ERR_FILE_FORMAT_INVALID', `${field}: unsupported file format (extension ${what} in "${info.filename}"); supported: ${opts.extensions.join(', ')}.`, { param: field }));
+        return refuse(errors.fileFormatUnsupported(field, extension, info.filename, opts.extensions));
       }
       const probe = opts.probe?.(extension) ?? null;
-      stream.once('limit', () => fail(new GatewayError('GW_ERR_FILE_TOO_LARGE', `${field}: the file is larger than the limit of ${sizeText(opts.maxFileBytes)}.`, { param: field })));
+      stream.once('limit', () => fail(errors.fileTooLarge(field, sizeText(opts.maxFileBytes))));
       const s: Spool = { field: name, filename: info.filename, extension, mimeType: info.mimeType, file: null, done: false, written: Promise.resolve(), probe };
       spool = s;
       // until the file is open, busboy holds the part's bytes back (backpressure)
@@ -166,7 +160,7 @@ export function parseMultipart<R>(opts: MultipartOptions<R>): StageFactory<Buffe
             if ((err as NodeJS.ErrnoException).syscall === undefined) fail(malformed(err));
             else {
               ctx.log.error({ err: String(err) }, 'could not spool the upload');
-              fail(new GatewayError('GW_ERR_UNAVAILABLE', 'The gateway could not store the upload; retry shortly.', { cause: err }));
+              fail(errors.uploadNotStored(err));
             }
           },
         );
@@ -175,7 +169,7 @@ export function parseMultipart<R>(opts: MultipartOptions<R>): StageFactory<Buffe
     const start = (): busboy.Busboy => {
       const type = ctx.headers['content-type'];
       if (type === undefined || !/^\s*multipart\/form-data\s*(;|$)/i.test(type)) {
-        throw new GatewayError('GW_ERR_CONTENT_TYPE_INVALID', `Content-Type must be multipart/form-data (with a boundary), got ${type === undefined ? 'none' : `"${type}"`}.`);
+        throw errors.contentTypeNotMultipart(type);
       }
       let bb: busboy.Busboy;
       try {
@@ -248,7 +242,7 @@ export function parseMultipart<R>(opts: MultipartOptions<R>): StageFactory<Buffe
       async close() {
         const s = spool;
         if (!parsed) {
-          fail(new GatewayError('GW_ERR_CLIENT_CLOSED', 'The request ended before the upload was read.'));
+          fail(errors.uploadCutShort());
           parser?.destroy();
         }
         if (s !== null) {

@@ -1,30 +1,35 @@
 // UpstreamMessage → CanonicalEvent with the upstream dialect's decoder (the registry, lib/dialects/index.ts).
 // The dialect is resolved once, on the first message: by default from the provider that answered
-// (`ctx.provider`, set by dispatch), or from the `dialect` option (offline replay, tests).
+// (dispatch's `upstream` note), or from the `dialect` option (offline replay, tests).
 import type { CanonicalEvent, DialectName, UpstreamMessage } from '../lib/chunks.js';
 import type { RequestContext } from '../lib/context.js';
 import { upstreamDecoders, upstreamDialect, type UpstreamDecoder } from '../lib/dialects/index.js';
-import { GatewayError } from '../lib/errors.js';
+import { errors } from '../lib/errors/index.js';
+import type { Upstream } from '../lib/notes.js';
 import type { Stage } from '../lib/stage.js';
 
 export interface ProviderDecodeOptions {
-  /** the upstream wire dialect; default: derived from `ctx.provider` */
-  dialect?: (ctx: RequestContext) => DialectName | undefined;
+  /** the upstream wire dialect; default: derived from the `upstream` note */
+  dialect?: (ctx: RequestContext, upstream: Upstream | null) => DialectName | undefined;
 }
 
 export function providerDecode(opts: ProviderDecodeOptions = {}): Stage<UpstreamMessage, CanonicalEvent> {
   let decoder: UpstreamDecoder | undefined;
+  let upstream: Upstream | null = null;
 
   function resolve(ctx: RequestContext): UpstreamDecoder {
-    const dialect = opts.dialect ? opts.dialect(ctx) : upstreamDialect(ctx.provider);
-    if (dialect === undefined) throw new GatewayError('GW_ERR_INTERNAL', 'provider-decode: the upstream dialect is unknown');
+    const dialect = opts.dialect ? opts.dialect(ctx, upstream) : upstreamDialect(upstream);
+    if (dialect === undefined) throw errors.noUpstreamDialect();
     const found = upstreamDecoders[dialect];
-    if (found === undefined) throw new GatewayError('GW_ERR_INTERNAL', `provider-decode: no decoder for the ${dialect} dialect`);
+    if (found === undefined) throw errors.noUpstreamDecoder(dialect);
     return found();
   }
 
   return {
     name: 'provider-decode',
+    note(n) {
+      if (n.note === 'upstream') upstream = n.upstream;
+    },
     step(msg, ctx) {
       decoder ??= resolve(ctx);
       return msg.kind === 'sse' ? decoder.sse(msg) : decoder.json(msg.body);

@@ -1,14 +1,15 @@
-// reserve-credits: RoutedRequest → RoutedRequest (unchanged). Before any provider work: the key's
-// rate limits admit the request (429 before anything is held), then the ledger holds the request's
-// maximum cost against the organization's balance and every spend cap (402), and the reservation is
-// put on the context for `settle` to end. The limit headers go on every answer, in the client
-// dialect's names.
+// reserve-credits: T → T (unchanged; T is the routed request, or a job that carries one). Before any
+// provider work: the key's rate limits admit the request (429 before anything is held), then the
+// ledger holds the request's maximum cost against the organization's balance and every spend cap
+// (402), and the reservation goes down the chain as a `reserved` note for `settle` to end. The limit
+// headers (a `headers` note) go on every answer, in the client dialect's names.
 import type { DialectName, RoutedRequest } from '../lib/chunks.js';
-import type { RequestContext } from '../lib/context.js';
-import { GatewayError } from '../lib/errors.js';
+import { errors } from '../lib/errors/index.js';
 import { estimateUnits, tokenEstimate } from '../lib/pricing.js';
 import type { RateDecision } from '../lib/rate-limit.js';
+import type { HeadersNote, ReservedNote } from '../lib/notes.js';
 import type { Stage, StageFactory } from '../lib/stage.js';
+import type { Reservation } from '../lib/store/types.js';
 import { rateLimitHeaderNames, type RateLimitHeaderNames } from '../lib/dialects/index.js';
 
 function formatReset(seconds: number, style: RateLimitHeaderNames['reset'], now: number): string {
@@ -33,51 +34,57 @@ export function rateLimitHeaders(dialect: DialectName, d: RateDecision, now = Da
   return out;
 }
 
-export interface ReserveCreditsOptions {
+export interface ReserveCreditsOptions<T> {
+  /** the routed request an item is for; default: the item is the routed request */
+  routedOf?: (item: T) => RoutedRequest;
   /**
    * An upper bound of the audio seconds a per-minute-priced request will be billed for
    * (transcriptions); default none.
    */
-  audioSecondsBound?: (routed: RoutedRequest, ctx: RequestContext) => number | null;
+  audioSecondsBound?: (item: T) => number | null;
 }
 
-/** The routed request, once its hold committed (module-level: no generator function per request). */
-async function* afterHold(held: Promise<void>, routed: RoutedRequest): AsyncGenerator<RoutedRequest> {
-  await held;
-  yield routed;
+/**
+ * The limit headers at once (a 402 from the hold carries them too), then the hold once it
+ * committed, then the item (module-level: no generator function per request).
+ */
+async function* afterHold<T>(headers: HeadersNote, held: Promise<Reservation>, item: T): AsyncGenerator<T | HeadersNote | ReservedNote> {
+  yield headers;
+  const reservation = await held;
+  yield { note: 'reserved', reservation };
+  yield item;
 }
 
-export function reserveCredits(opts: ReserveCreditsOptions = {}): StageFactory<RoutedRequest, RoutedRequest> {
-  return (): Stage<RoutedRequest, RoutedRequest> => {
+const itself = (item: unknown): RoutedRequest => item as RoutedRequest;
+
+export function reserveCredits<T = RoutedRequest>(opts: ReserveCreditsOptions<T> = {}): StageFactory<T, T | HeadersNote | ReservedNote> {
+  const routedOf = opts.routedOf ?? itself;
+  return (): Stage<T, T | HeadersNote | ReservedNote> => {
     /** the hold being committed (batched with the other holds and settles of this event-loop turn) */
     let pending: Promise<unknown> | null = null;
     return {
       name: 'reserve-credits',
-      step(routed, ctx) {
-        if (ctx.reservation !== null) return [routed];
+      step(item, ctx) {
+        if (pending !== null) return [item];
+        const routed = routedOf(item);
         const key = ctx.key;
-        if (key === null) throw new GatewayError('GW_ERR_INTERNAL', 'reserve-credits ran without an authenticated key.');
+        if (key === null) throw errors.reserveWithoutKey();
         const { catalog, rateLimiter, store } = ctx.services;
         const model = catalog.get(routed.modelId);
-        if (model === undefined) throw new GatewayError('GW_ERR_INTERNAL', `reserve-credits: model ${routed.modelId} is not in the catalog.`);
+        if (model === undefined) throw errors.reserveModelMissing(routed.modelId);
         const tokens = tokenEstimate(model, routed);
         const decision = rateLimiter.admit(key, tokens, (d) => rateLimitHeaders(ctx.dialect, d));
-        Object.assign(ctx.response.headers, rateLimitHeaders(ctx.dialect, decision));
-        const amount = estimateUnits(model, routed, opts.audioSecondsBound?.(routed, ctx) ?? 0);
-        // The hold lands on the context as soon as it commits, whether or not the pipeline is still
-        // waiting for it (a client gone meanwhile): `close` waits for it, so settle always sees it.
-        const held = store.ledger.reserveSoon({ requestId: ctx.reqId, key, amount }).then(
-          (reservation) => {
-            ctx.reservation = reservation;
-          },
-          (err: unknown) => {
-            // nothing will run: give the counted tokens back
-            rateLimiter.record(key, 0, decision.estimatedTokens);
-            throw err;
-          },
-        );
+        const headers: HeadersNote = { note: 'headers', headers: rateLimitHeaders(ctx.dialect, decision) };
+        const amount = estimateUnits(model, routed, opts.audioSecondsBound?.(item) ?? 0);
+        // The hold goes on to settle as a `reserved` note in the same pull that waits for it, so the
+        // chain cannot end in between; `close` still waits for it, so a hold never outlives the request.
+        const held = store.ledger.reserveSoon({ requestId: ctx.reqId, key, amount }).catch((err: unknown) => {
+          // nothing will run: give the counted tokens back
+          rateLimiter.record(key, 0, decision.estimatedTokens);
+          throw err;
+        });
         pending = held.catch(() => undefined);
-        return afterHold(held, routed);
+        return afterHold(headers, held, item);
       },
       async close() {
         await pending;

@@ -1,13 +1,15 @@
 // route: CanonicalRequest → RoutedRequest. Resolves the model value (catalog id, alias, vendor name,
 // undated version, bound snapshot) or, for `gateway-auto`, picks the first router candidate that
 // meets the request's hard needs; checks the key's model allowlist; caps max_tokens to the model's
-// maximum output and reconciles a manual thinking budget.
+// maximum output and reconciles a manual thinking budget. The routed request is also output as a
+// `routed` note, for the stages after dispatch (the encoder, settle).
 import type { CanonicalRequest, RoutedRequest } from '../lib/chunks.js';
 import type { CatalogModel } from '../lib/catalog.js';
-import { modelNotAllowed } from '../lib/auth.js';
 import { modelAllowed } from '../lib/catalog.js';
 import type { RequestContext } from '../lib/context.js';
-import { GatewayError, capabilityRejected } from '../lib/errors.js';
+import { capabilityRejected, type GatewayError } from '../lib/errors.js';
+import { errors } from '../lib/errors/index.js';
+import type { RoutedNote } from '../lib/notes.js';
 import type { Stage, StageFactory } from '../lib/stage.js';
 
 export const AUTO_MODEL = 'gateway-auto';
@@ -37,9 +39,7 @@ function needField(need: string): string {
 }
 
 function unknownModel(ctx: RequestContext, value: string): GatewayError {
-  const close = ctx.services.catalog.suggestions(value);
-  const hint = close.length ? ` Close matches: ${close.join(', ')}.` : '';
-  return new GatewayError('GW_ERR_MODEL_UNKNOWN', `model: unknown model "${value}".${hint} GET /v1/models lists every available id.`, { param: 'model' });
+  return errors.modelUnknown(value, ctx.services.catalog.suggestions(value));
 }
 
 function pickAuto(req: CanonicalRequest, ctx: RequestContext): CatalogModel {
@@ -53,13 +53,7 @@ function pickAuto(req: CanonicalRequest, ctx: RequestContext): CatalogModel {
   // thinking the pinned model signed, and goes back to that model. Chat clients push
   // `reasoning_details` back on every turn, so there the router keeps routing (deterministically)
   // and the provider verifies the signature.
-  if (req.needs.signedThinking && req.source === 'anthropic' && !pinnedFits) {
-    throw new GatewayError(
-      'GW_ERR_REQUEST_INVALID',
-      `model: "${AUTO_MODEL}" cannot continue a conversation that replays signed thinking or redacted_thinking blocks: their signatures are bound to the model that produced them. Pin one explicit model for the whole conversation.`,
-      { param: 'model' },
-    );
-  }
+  if (req.needs.signedThinking && req.source === 'anthropic' && !pinnedFits) throw errors.autoSignedThinking();
   if (pinned && pinnedFits) return pinned;
   const unmet: string[] = [];
   for (const model of ctx.services.catalog.routerPool) {
@@ -73,26 +67,15 @@ function pickAuto(req: CanonicalRequest, ctx: RequestContext): CatalogModel {
   const modality = unmet.find((n) => n.endsWith(' input') && !n.startsWith('text'));
   const needs = [...new Set(unmet)];
   const fields = [...new Set(needs.map(needField))].join(', ');
-  const message = needs.length
-    ? `model: no model available to "${AUTO_MODEL}" meets this request's needs (${needs.join(', ')}). "${AUTO_MODEL}" chooses among \`router.candidates\` in the gateway config; what each candidate offers is ${fields} there.`
-    : `model: no model available to "${AUTO_MODEL}" meets this request's needs (no candidates configured). Its candidates are \`router.candidates\` in the gateway config.`;
-  if (modality && unmet.every((n) => n.endsWith(' input'))) {
-    throw new GatewayError('GW_ERR_MODALITY_UNSUPPORTED', message, { param: 'model' });
-  }
-  throw new GatewayError('GW_ERR_MODEL_UNKNOWN', message, { param: 'model' });
+  if (modality && unmet.every((n) => n.endsWith(' input'))) throw errors.autoNoModelForInput(needs, fields);
+  throw errors.autoNoModel(needs, fields);
 }
 
 function checkDirect(model: CatalogModel, req: CanonicalRequest, ctx: RequestContext): void {
-  if (!modelAllowed(ctx.key?.models ?? [], model.id)) {
-    throw modelNotAllowed(ctx.key, model.id);
-  }
-  if (!model.text) {
-    throw new GatewayError('GW_ERR_MODEL_UNKNOWN', `model: "${model.id}" is not a text model (it serves transcriptions only: every one of its \`models[].deployments[].api\` in the gateway config is "transcriptions").`, { param: 'model' });
-  }
+  if (!modelAllowed(ctx.key?.models ?? [], model.id)) throw errors.modelNotAllowed(model.id, ctx.key?.id);
+  if (!model.text) throw errors.modelNotText(model.id);
   for (const m of req.needs.modalities) {
-    if (!model.input.has(m)) {
-      throw new GatewayError('GW_ERR_MODALITY_UNSUPPORTED', `model: "${model.id}" does not accept ${m} input. Remove the ${m} content or pick a model that accepts it (the input a model accepts is \`models[].input\` in the gateway config).`, { param: 'model' });
-    }
+    if (!model.input.has(m)) throw errors.modalityUnsupported(model.id, m);
   }
   if (req.needs.speed === 'fast' && !model.speeds.has('fast')) {
     throw capabilityRejected('speed', `model "${model.id}" has no fast mode. Remove "speed" or change it to "standard", or pin a model that supports fast mode (a model offers it when \`models[].speeds\` in the gateway config lists "fast").`);
@@ -122,11 +105,7 @@ export function routeRequest(req: CanonicalRequest, ctx: RequestContext): Routed
   if (budget !== null && maxTokens !== null && budget >= maxTokens) {
     budget = maxTokens - 1;
     if (budget < MIN_THINKING_BUDGET) {
-      throw new GatewayError(
-        'GW_ERR_REQUEST_INVALID',
-        `thinking.budget_tokens: model "${model.id}" allows at most ${maxTokens} output tokens, which leaves no room for the minimum thinking budget of ${MIN_THINKING_BUDGET} (the limit is \`models[].maxOutputTokens\` in the gateway config). Raise max_tokens or lower the thinking budget.`,
-        { param: 'thinking.budget_tokens' },
-      );
+      throw errors.thinkingBudgetNoRoom(model.id, maxTokens, MIN_THINKING_BUDGET);
     }
   }
   return {
@@ -143,13 +122,13 @@ export function routeRequest(req: CanonicalRequest, ctx: RequestContext): Routed
   };
 }
 
-export function route(): StageFactory<CanonicalRequest, RoutedRequest> {
-  return (): Stage<CanonicalRequest, RoutedRequest> => ({
+/** The routed request, told to the later stages (encoder, settle) as a note and handed on. */
+export function route(): StageFactory<CanonicalRequest, RoutedRequest | RoutedNote> {
+  return (): Stage<CanonicalRequest, RoutedRequest | RoutedNote> => ({
     name: 'route',
     step(req, ctx) {
       const routed = routeRequest(req, ctx);
-      ctx.routed = routed;
-      return [routed];
+      return [{ note: 'routed', routed }, routed];
     },
   });
 }

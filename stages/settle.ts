@@ -1,57 +1,53 @@
 // settle: a passthrough whose `close` ends the request's reservation exactly once and writes the
-// one summary log line.
+// one summary log line. It learns everything from the chain's notes (lib/notes.ts): the routed
+// request, the reservation (`reserved`), the deployment that answered (`upstream`) and the
+// validated usage (`usage`); the runner gives `close` the outcome the client saw.
 //
 // What is charged (billing model rules 3 and 5):
-// - a request that succeeded: the cost of its validated usage (`ctx.usage`, kept by integrity);
+// - a request that succeeded: the cost of its validated usage (integrity's last `usage` note);
 // - a Messages request that failed after provider work, with validated usage so far (mid-stream or
 //   integrity failure, client gone): that usage;
 // - anything else that failed: nothing (the hold is released; a usage record with cost 0 is kept).
 //
 // The Chat Completions, Responses and transcription encoders report the cost inside the answer,
-// before the request closes: they call `costOfUsage(ctx)` at the end of the stream, and settle
-// charges `costOfUsage(ctx)` too, so the reported and the charged amounts are the same number as long
-// as `ctx.usage` does not change after the encoder read it (integrity sets it before the final
-// events reach the encoder).
-import type { Usage } from '../lib/chunks.js';
-import type { RequestContext } from '../lib/context.js';
+// before the request closes, with the same function (lib/billing/cost.ts) over the same usage
+// notes, so the reported and the charged amounts are the same number (integrity outputs a usage
+// note before the final events reach the encoder).
+import type { RoutedRequest, Usage } from '../lib/chunks.js';
+import type { EndpointName, RequestContext } from '../lib/context.js';
 import type { GatewayError } from '../lib/errors.js';
-import { priceOf, tokenEstimate, totalCostUnits, unitsToUsd } from '../lib/pricing.js';
+import { costOfUsage, tokensUsed } from '../lib/billing/cost.js';
+import type { Outcome, Upstream } from '../lib/notes.js';
+import { tokenEstimate, unitsToUsd } from '../lib/pricing.js';
 import { requestSummary } from '../lib/request-log.js';
 import type { Stage, StageFactory } from '../lib/stage.js';
-import type { UsageRecord } from '../lib/store/types.js';
+import type { Reservation, UsageRecord } from '../lib/store/types.js';
 
-/**
- * The cost in units of the request's validated usage so far at the served model's prices (plus
- * per-minute audio when `audioSeconds` is given): what the encoders report and settle charges.
- */
-export function costOfUsage(ctx: RequestContext, audioSeconds: number | null = null): number {
-  const routed = ctx.routed;
-  if (routed === null) return 0;
-  const model = ctx.services.catalog.get(routed.modelId);
-  if (model === undefined) return 0;
-  return totalCostUnits(priceOf(model), ctx.usage, audioSeconds);
-}
-
-/** Tokens a request used, as rate limits count them: every input token (cached or not) and output. */
-export function tokensUsed(usage: Usage | null): number {
-  return usage === null ? 0 : usage.input + usage.cacheRead + usage.cacheWrite + usage.output;
+/** What settle learned from the chain's notes about one request. */
+export interface Settlement {
+  routed: RoutedRequest | null;
+  reservation: Reservation | null;
+  upstream: Upstream | null;
+  usage: Usage | null;
+  /** audio seconds billed at the model's per-minute price (transcriptions), else null */
+  audioSeconds: number | null;
 }
 
 /** Whether an ended request is charged (true) or its hold released (false). */
-export function isCharged(ctx: RequestContext, error: GatewayError | undefined): boolean {
+export function isCharged(endpoint: EndpointName, s: Pick<Settlement, 'upstream' | 'usage'>, error: GatewayError | undefined): boolean {
   if (error === undefined) return true;
-  return ctx.endpoint === 'messages' && ctx.providerWork && ctx.usage !== null;
+  return endpoint === 'messages' && s.upstream !== null && s.usage !== null;
 }
 
-export interface SettleOptions {
-  /** audio seconds billed at the model's per-minute price (transcriptions); default none */
-  audioSeconds?: (ctx: RequestContext) => number | null;
+export interface SettleOptions<T> {
+  /** audio seconds an item says to bill at the model's per-minute price (transcriptions); default none */
+  audioSeconds?: (item: T) => number | null;
 }
 
-function usageRecord(ctx: RequestContext, error: GatewayError | undefined, cost: number, audioSeconds: number | null): UsageRecord {
+function usageRecord(ctx: RequestContext, s: Settlement, status: Outcome, error: GatewayError | undefined, cost: number): UsageRecord {
   const key = ctx.key!;
-  const u = ctx.usage;
-  const labels = ctx.routed?.request.labels;
+  const u = s.usage;
+  const labels = s.routed?.request.labels;
   return {
     requestId: ctx.reqId,
     keyId: key.id,
@@ -59,65 +55,74 @@ function usageRecord(ctx: RequestContext, error: GatewayError | undefined, cost:
     project: key.project,
     environment: key.environment,
     endpoint: ctx.endpoint,
-    modelRequested: ctx.routed?.request.model ?? null,
-    modelServed: ctx.routed?.modelId ?? null,
-    provider: ctx.provider?.id ?? null,
+    modelRequested: s.routed?.request.model ?? null,
+    modelServed: s.routed?.modelId ?? null,
+    provider: s.upstream?.id ?? null,
     inputTokens: u?.input ?? 0,
     outputTokens: u?.output ?? 0,
     cacheReadTokens: u?.cacheRead ?? 0,
     cacheWriteTokens: u?.cacheWrite ?? 0,
     reasoningTokens: u?.reasoning ?? 0,
     webSearches: u?.webSearches ?? 0,
-    audioSeconds,
+    audioSeconds: s.audioSeconds,
     cost,
     callName: labels?.callName ?? null,
     endUserId: labels?.endUserId ?? null,
-    status: ctx.outcome?.status ?? (error ? error.status : 200),
-    errorCode: ctx.outcome?.errorCode ?? error?.code ?? null,
+    status: status.status,
+    errorCode: status.errorCode ?? error?.code ?? null,
     latencyMs: Date.now() - ctx.startedAt,
   };
 }
 
 /** End the reservation (charge or release) and correct the key's token count; returns the charged units. */
-async function endReservation(ctx: RequestContext, error: GatewayError | undefined, opts: SettleOptions): Promise<number> {
-  const reservation = ctx.reservation!;
+async function endReservation(ctx: RequestContext, s: Settlement, reservation: Reservation, error: GatewayError | undefined, outcome: Outcome): Promise<number> {
   const key = ctx.key!;
   const { store, rateLimiter, catalog } = ctx.services;
-  const audioSeconds = opts.audioSeconds?.(ctx) ?? null;
-  const charged = isCharged(ctx, error);
-  const cost = charged ? costOfUsage(ctx, audioSeconds) : 0;
-  const record = usageRecord(ctx, error, cost, audioSeconds);
-  ctx.reservation = null;
+  const charged = isCharged(ctx.endpoint, s, error);
+  const cost = charged && s.routed !== null ? costOfUsage(catalog, s.routed.modelId, s.usage, s.audioSeconds) : 0;
+  const record = usageRecord(ctx, s, outcome, error, cost);
   await store.ledger.endSoon(reservation, record, charged);
-  if (charged && ctx.usage === null && audioSeconds === null) ctx.log.warn({ reservation: reservation.id }, 'request ended without validated usage: nothing charged');
+  if (charged && s.usage === null && s.audioSeconds === null) ctx.log.warn({ reservation: reservation.id }, 'request ended without validated usage: nothing charged');
   if (cost > reservation.amount) {
     ctx.log.warn({ reservation: reservation.id, reservedUsd: unitsToUsd(reservation.amount), costUsd: unitsToUsd(cost) }, 'cost above the reservation');
   }
-  const model = ctx.routed ? catalog.get(ctx.routed.modelId) : undefined;
-  const estimated = model && ctx.routed ? tokenEstimate(model, ctx.routed) : 0;
-  rateLimiter.record(key, tokensUsed(ctx.usage), estimated);
+  const model = s.routed ? catalog.get(s.routed.modelId) : undefined;
+  const estimated = model && s.routed ? tokenEstimate(model, s.routed) : 0;
+  rateLimiter.record(key, tokensUsed(s.usage), estimated);
   return cost;
 }
 
-export function settle<T>(opts: SettleOptions = {}): StageFactory<T, T> {
-  return (): Stage<T, T> => ({
-    name: 'settle',
-    step(chunk) {
-      return [chunk];
-    },
-    async close(ctx, error) {
-      let cost = 0;
-      if (ctx.reservation !== null && ctx.key !== null) {
-        const reservation = ctx.reservation;
-        try {
-          cost = await endReservation(ctx, error, opts);
-        } catch (err) {
-          // the reservation stays held until the next start releases it; never fail the close
-          ctx.log.error({ reservation: reservation.id, err: (err as Error)?.stack ?? String(err) }, 'settling the reservation failed');
+export function settle<T>(opts: SettleOptions<T> = {}): StageFactory<T, T> {
+  return (): Stage<T, T> => {
+    const s: Settlement = { routed: null, reservation: null, upstream: null, usage: null, audioSeconds: null };
+    return {
+      name: 'settle',
+      note(n) {
+        if (n.note === 'routed') s.routed = n.routed;
+        else if (n.note === 'reserved') s.reservation = n.reservation;
+        else if (n.note === 'upstream') s.upstream = n.upstream;
+        else if (n.note === 'usage') s.usage = n.usage;
+      },
+      step(item) {
+        if (opts.audioSeconds !== undefined) s.audioSeconds = opts.audioSeconds(item);
+        return [item];
+      },
+      async close(ctx, error, outcome) {
+        const ended: Outcome = outcome ?? (error ? { status: error.status, errorCode: error.code } : { status: 200 });
+        let cost = 0;
+        const reservation = s.reservation;
+        if (reservation !== null && ctx.key !== null) {
+          s.reservation = null; // ended exactly once
+          try {
+            cost = await endReservation(ctx, s, reservation, error, ended);
+          } catch (err) {
+            // the reservation stays held until the next start releases it; never fail the close
+            ctx.log.error({ reservation: reservation.id, err: (err as Error)?.stack ?? String(err) }, 'settling the reservation failed');
+          }
         }
-      }
-      if (!ctx.logsInfo) return;
-      ctx.log.info(requestSummary(ctx, ctx.outcome?.status ?? (error ? error.status : 200), error, cost), 'request');
-    },
-  });
+        if (!ctx.logsInfo) return;
+        ctx.log.info(requestSummary(ctx, ended.status, error, cost, s), 'request');
+      },
+    };
+  };
 }

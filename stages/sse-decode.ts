@@ -2,21 +2,23 @@
 // bounded buffer); a JSON body is collected and emitted once at the end as `{kind: 'json', body}`.
 //
 // SSE or JSON? Decided once, on the first chunk (or at the end for an empty body), by the `mode`
-// option. Its default reads `ctx.provider.stream`, which dispatch sets from the upstream's
-// content-type ('sse' or 'json'); without a provider (offline replay) it is 'auto': the first byte
+// option. Its default reads the `upstream` note dispatch outputs (`stream`, from the upstream's
+// content-type: 'sse' or 'json'); without one (offline replay) it is 'auto': the first byte
 // that is not whitespace or a UTF-8 BOM decides — `{` or `[` is a JSON body, anything else
 // (`event:`, `data:`, a `:` comment) an event stream.
 import { createParser, type EventSourceParser } from 'eventsource-parser';
 import type { UpstreamMessage } from '../lib/chunks.js';
 import type { RequestContext } from '../lib/context.js';
-import { createError, type GatewayError } from '../lib/errors.js';
+import type { GatewayError } from '../lib/errors.js';
+import { errors } from '../lib/errors/index.js';
+import type { Upstream } from '../lib/notes.js';
 import type { Stage } from '../lib/stage.js';
 
 export type BodyMode = 'sse' | 'json' | 'auto';
 
 export interface SseDecodeOptions {
   /** default: `defaultMode` */
-  mode?: (ctx: RequestContext) => BodyMode;
+  mode?: (ctx: RequestContext, upstream: Upstream | null) => BodyMode;
   /** largest SSE event (or partial line) held in memory, in characters; default 16 MiB */
   maxEventSize?: number;
   /** largest JSON body, in bytes; default 16 MiB */
@@ -25,15 +27,13 @@ export interface SseDecodeOptions {
 
 const MiB = 1024 * 1024;
 
-function integrityError(detail: string, cause?: unknown): GatewayError {
-  const err = createError('GW_ERR_INTEGRITY', detail, cause === undefined ? undefined : { cause });
-  err.providerWork = true;
-  return err;
-}
+/** GW_ERR_INTEGRITY: the upstream body cannot be read (inference had begun) */
+const integrityError = (detail: string, cause?: unknown): GatewayError => errors.integrity(detail, cause);
 
-export function defaultMode(ctx: RequestContext): BodyMode {
-  if (ctx.provider === null) return 'auto';
-  return ctx.provider.stream ? 'sse' : 'json';
+/** SSE or JSON as the upstream that answered said (its `upstream` note); 'auto' without one. */
+export function defaultMode(_ctx: RequestContext, upstream: Upstream | null): BodyMode {
+  if (upstream === null) return 'auto';
+  return upstream.stream ? 'sse' : 'json';
 }
 
 /** First byte that is not JSON/SSE whitespace or part of a leading BOM; -1 when none. */
@@ -56,6 +56,8 @@ export function sseDecode(opts: SseDecodeOptions = {}): Stage<Buffer, UpstreamMe
   let out: UpstreamMessage[] | undefined;
   let overflow = false;
   let parser: EventSourceParser | undefined;
+  /** the deployment that answered (dispatch's `upstream` note) */
+  let upstream: Upstream | null = null;
 
   function newParser(): EventSourceParser {
     return createParser({
@@ -108,7 +110,7 @@ export function sseDecode(opts: SseDecodeOptions = {}): Stage<Buffer, UpstreamMe
   }
 
   function decide(ctx: RequestContext, first: number): 'sse' | 'json' | undefined {
-    const wanted = (opts.mode ?? defaultMode)(ctx);
+    const wanted = (opts.mode ?? defaultMode)(ctx, upstream);
     if (wanted !== 'auto') return wanted;
     if (first === -1) return undefined;
     return first === 0x7b || first === 0x5b ? 'json' : 'sse';
@@ -116,6 +118,9 @@ export function sseDecode(opts: SseDecodeOptions = {}): Stage<Buffer, UpstreamMe
 
   return {
     name: 'sse-decode',
+    note(n) {
+      if (n.note === 'upstream') upstream = n.upstream;
+    },
     step(chunk, ctx) {
       if (mode === 'sse') return feedSse(chunk);
       if (mode === 'json') {

@@ -1,35 +1,55 @@
 // CanonicalEvent → SSE text in the client's dialect (the registry, lib/dialects/index.ts). The encoder is built
-// on the first event (or failure) for `ctx.dialect` unless the `dialect` option names one, and sets
-// `ctx.keepalive` to that dialect's keep-alive frame. `fail` gives the terminal in-band error frame.
+// on the first event (or failure) for `ctx.dialect` unless the `dialect` option names one; it reads
+// what the chain's notes told this stage (lib/encoder-input.ts: the routed request, the validated
+// usage, the request id the client sees). `keepalive` is then that dialect's keep-alive frame;
+// `fail` gives the terminal in-band error frame.
 import type { CanonicalEvent, DialectName } from '../lib/chunks.js';
-import { publicRequestId, type RequestContext } from '../lib/context.js';
+import type { RequestContext } from '../lib/context.js';
 import { sseEncoders, type SseEncoder } from '../lib/dialects/index.js';
-import { GatewayError } from '../lib/errors.js';
+import { EncoderState, type EncoderInput } from '../lib/encoder-input.js';
+import { errors } from '../lib/errors/index.js';
 import type { Stage } from '../lib/stage.js';
 
 export interface SseEncodeOptions {
-  /** the model value the client asked for (written into the stream); default `ctx.routed?.request.model` */
-  clientModel?: string | ((ctx: RequestContext) => string | undefined);
+  /** the model value the client asked for (written into the stream); default the routed request's `model` */
+  clientModel?: string | ((input: EncoderInput) => string | undefined);
   /** default `ctx.dialect` */
   dialect?: DialectName;
 }
 
-export function sseEncode(opts: SseEncodeOptions = {}): Stage<CanonicalEvent, string> {
+export interface SseEncodeStage extends Stage<CanonicalEvent, string> {
+  /** the dialect's keep-alive frame, once the encoder is built (the first event); null before */
+  readonly keepalive: string | null;
+}
+
+/** The encoder input of a request: kept up to date by the stage's `note` hook. */
+export function encoderState(ctx: RequestContext): EncoderState {
+  // offline contexts have no services: the cost is then 0
+  return new EncoderState(ctx.reqId, (ctx.services as RequestContext['services'] | undefined)?.catalog);
+}
+
+export function sseEncode(opts: SseEncodeOptions = {}, shared?: EncoderState): SseEncodeStage {
   let encoder: SseEncoder | undefined;
+  let input: EncoderState | undefined = shared;
 
   function build(ctx: RequestContext): SseEncoder {
     const dialect = opts.dialect ?? ctx.dialect;
     const factory = sseEncoders[dialect];
-    if (factory === undefined) throw new GatewayError('GW_ERR_INTERNAL', `sse-encode: no SSE encoder for the ${dialect} dialect`);
+    if (factory === undefined) throw errors.noSseEncoder(dialect);
+    const known = (input ??= encoderState(ctx));
     const m = opts.clientModel;
-    const clientModel = typeof m === 'function' ? m(ctx) : (m ?? ctx.routed?.request.model ?? undefined);
-    const built = factory({ clientModel, requestId: publicRequestId(ctx), ctx });
-    ctx.keepalive = built.keepalive;
-    return built;
+    const clientModel = typeof m === 'function' ? m(known) : (m ?? known.routed?.request.model ?? undefined);
+    return factory({ clientModel, requestId: known.requestId, input: known });
   }
 
   return {
     name: 'sse-encode',
+    get keepalive() {
+      return encoder?.keepalive ?? null;
+    },
+    note(n, ctx) {
+      if (shared === undefined) (input ??= encoderState(ctx)).note(n);
+    },
     step(ev, ctx) {
       const text = (encoder ??= build(ctx)).encode(ev);
       return text === '' ? undefined : [text];

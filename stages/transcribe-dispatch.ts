@@ -5,15 +5,19 @@
 // deployment; 401/403 is the gateway's configuration problem (502); another 4xx is the client's
 // (its status and wording kept). When every deployment failed: 503 provider_unavailable.
 //
-// On success it sets `ctx.provider`, `ctx.providerWork` and `ctx.usage` (the upstream's tokens; see
-// lib/dialects/openai-transcriptions/billing.ts when it reports none) and the seconds to report and
-// to bill.
+// On success it outputs an `upstream` note (which deployment answered), a `usage` note (the
+// upstream's tokens; see lib/dialects/openai-transcriptions/billing.ts when it reports none) and the
+// result with the seconds to report and to bill.
 import type { Readable } from 'node:stream';
-import { emptyUsage } from '../lib/chunks.js';
+import { emptyUsage, type Usage } from '../lib/chunks.js';
 import type { RequestContext } from '../lib/context.js';
 import { GatewayError } from '../lib/errors.js';
-import { errorCode, finalUpstreamError, header, isRetryableStatus, transportFailure, upstreamError, type Failure } from '../lib/providers/failover.js';
+import { errors } from '../lib/errors/index.js';
+import { header, type Failure } from '../lib/providers/failover.js';
+import { failover, TryNext, type FailoverCall } from '../lib/providers/failover-loop.js';
+import type { UpstreamResponse } from '../lib/providers/upstream-call.js';
 import { priceOf } from '../lib/pricing.js';
+import type { UpstreamNote, UsageNote } from '../lib/notes.js';
 import type { Stage, StageFactory } from '../lib/stage.js';
 import {
   AUDIO_MIME, estimatedTokens, isAudioExtension, multipartBody, parseUpstreamTranscript,
@@ -21,21 +25,27 @@ import {
 } from '../lib/dialects/index.js';
 import type { TranscriptionJob, TranscriptionResult } from './transcribe.js';
 
-const MAX_ERROR_BODY = 64 * 1024;
 /** a transcript of 25 MB of audio is far smaller; anything larger is not a transcription */
 const MAX_RESULT_BODY = 8 * 1024 * 1024;
 
-class TooLong extends Error {}
-
-async function readText(body: AsyncIterable<Buffer>, limit: number, truncate: boolean): Promise<string> {
+async function readResult(body: AsyncIterable<Buffer>): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of body) {
-    if (size + chunk.length > limit && !truncate) throw new TooLong();
-    if (size < limit) chunks.push(chunk);
     size += chunk.length;
+    if (size > MAX_RESULT_BODY) throw errors.transcriptionAnswerTooLarge(MAX_RESULT_BODY);
+    chunks.push(chunk);
   }
-  return Buffer.concat(chunks).toString('utf8').slice(0, limit);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** The answer's body, ending the upload stream (re-read from disk for each attempt) once it ended. */
+async function* bodyThenClose(body: AsyncIterable<Buffer>, upload: Readable): AsyncGenerator<Buffer> {
+  try {
+    for await (const chunk of body) yield chunk as Buffer;
+  } finally {
+    upload.destroy();
+  }
 }
 
 function upstreamFields(f: TranscriptionFields, upstreamModel: string): [string, string][] {
@@ -49,18 +59,16 @@ function upstreamFields(f: TranscriptionFields, upstreamModel: string): [string,
   return out;
 }
 
-function exhausted(job: TranscriptionJob, failures: Failure[]): GatewayError {
+function exhausted(job: TranscriptionJob, failures: readonly Failure[]): GatewayError {
   const last = failures[failures.length - 1];
-  if (last === undefined) return new GatewayError('GW_ERR_PROVIDER_UNAVAILABLE', `No deployment of model ${job.routed.modelId} can serve transcriptions: it needs a deployment with "api": "transcriptions" on an openai provider in \`models[].deployments\` of the gateway config.`);
-  const message = `All ${failures.length} provider deployment(s) of model ${job.routed.modelId} failed: ${failures.map((f) => f.detail).join('; ')}`;
-  const retryAfter = last.upstream?.retryAfter;
-  const headers: Record<string, string> = retryAfter !== undefined ? { 'retry-after': retryAfter } : {};
-  const opts = { headers, ...(last.upstream ? { upstream: last.upstream } : {}) };
-  return new GatewayError(failures.every((f) => f.kind === 'timeout') ? 'GW_ERR_UPSTREAM_TIMEOUT' : 'GW_ERR_PROVIDER_UNAVAILABLE', message, opts);
+  if (last === undefined) return errors.noTranscriptionDeployment(job.routed.modelId);
+  const details = failures.map((f) => f.detail);
+  if (failures.every((f) => f.kind === 'timeout')) return errors.deploymentsTimedOut(job.routed.modelId, details, last.upstream);
+  return errors.deploymentsFailed(job.routed.modelId, details, last.upstream);
 }
 
-/** The result from the upstream's transcript: usage on the context, seconds to report and to bill. */
-function settleResult(job: TranscriptionJob, t: UpstreamTranscript, ctx: RequestContext): TranscriptionResult {
+/** The result from the upstream's transcript: its usage, the seconds to report and to bill. */
+function settleResult(job: TranscriptionJob, t: UpstreamTranscript, ctx: RequestContext): { usage: Usage; result: TranscriptionResult } {
   const usage = emptyUsage();
   const model = ctx.services.catalog.get(job.routed.modelId);
   const perMinute = model !== undefined && priceOf(model).perMinute > 0n;
@@ -74,76 +82,52 @@ function settleResult(job: TranscriptionJob, t: UpstreamTranscript, ctx: Request
     usage.output = est.output;
     ctx.log.warn({ model: job.routed.modelId, estimated: est }, 'the provider reported no token usage: billed by estimate');
   }
-  ctx.usage = usage;
-  return { job, text: t.text, seconds, billedSeconds: t.seconds ?? seconds };
+  return { usage, result: { job, text: t.text, seconds, billedSeconds: t.seconds ?? seconds } };
 }
 
-async function* call(job: TranscriptionJob, ctx: RequestContext): AsyncGenerator<TranscriptionResult> {
-  const pool = ctx.services.providers;
-  const failures: Failure[] = [];
+/** What dispatchTranscription outputs: which upstream answered, its usage, then the result. */
+export type TranscriptionDispatchOutput = TranscriptionResult | UpstreamNote | UsageNote;
+
+/** The spooled file to each transcriptions deployment in turn; a 2xx answer read whole and parsed. */
+function transcriptionCall(job: TranscriptionJob, ctx: RequestContext): FailoverCall<TranscriptionResult | UsageNote> {
   const spooled = job.upload.file;
   // a client that did not type its file part (the openai SDK's streams) gets the extension's type upstream
   const generic = spooled.mimeType === 'application/octet-stream' && isAudioExtension(spooled.extension);
   const file = { ...spooled, mimeType: generic ? AUDIO_MIME[spooled.extension as AudioExtension] : spooled.mimeType };
-  for (const deployment of job.routed.deployments) {
-    const handle = pool.get(deployment.providerId);
-    const multipart = multipartBody(upstreamFields(job.fields, deployment.upstreamModel), file);
-    const headers = { 'content-type': multipart.contentType, 'content-length': String(multipart.length), accept: 'application/json', ...handle.auth };
-    const body: Readable = multipart.open();
-    let res;
-    const sentAt = Date.now();
-    try {
-      res = await pool.send(handle, handle.transport.path('transcriptions'), { headers, body, signal: ctx.signal });
-    } catch (err) {
-      body.destroy();
-      if (ctx.signal.aborted) throw GatewayError.from(ctx.signal.reason ?? err);
-      failures.push(transportFailure(err, deployment, true));
-      ctx.log.warn({ provider: deployment.providerId, err: errorCode(err) }, 'upstream call failed; trying the next deployment');
-      continue;
-    }
-    const requestId = header(res.headers, handle.transport.requestIdHeader);
-    const headersAt = Date.now();
-    let text: string;
-    try {
-      const ok = res.statusCode >= 200 && res.statusCode < 300;
-      text = await readText(res.body, ok ? MAX_RESULT_BODY : MAX_ERROR_BODY, !ok);
-    } catch (err) {
-      if (ctx.signal.aborted) throw GatewayError.from(ctx.signal.reason ?? err);
-      if (err instanceof TooLong) throw new GatewayError('GW_ERR_INTEGRITY', `The provider's transcription answer is larger than ${MAX_RESULT_BODY} bytes.`);
-      failures.push(transportFailure(err, deployment, true));
-      ctx.log.warn({ provider: deployment.providerId, err: errorCode(err) }, 'upstream answer failed; trying the next deployment');
-      continue;
-    } finally {
-      body.destroy();
-    }
-    if (res.statusCode < 200 || res.statusCode >= 300) {
-      const upstream = upstreamError(deployment, handle.transport, res.statusCode, res.headers, text);
-      if (isRetryableStatus(res.statusCode)) {
-        failures.push({ deployment, kind: 'http', upstream, detail: `${deployment.providerId}: HTTP ${res.statusCode}` });
-        ctx.log.warn({ provider: deployment.providerId, status: res.statusCode }, 'upstream error; trying the next deployment');
-        continue;
+  return {
+    prepare(deployment, handle, pool) {
+      const multipart = multipartBody(upstreamFields(job.fields, deployment.upstreamModel), file);
+      const headers = { 'content-type': multipart.contentType, 'content-length': String(multipart.length), accept: 'application/json', ...handle.auth };
+      return async (signal): Promise<UpstreamResponse> => {
+        const upload: Readable = multipart.open();
+        try {
+          const res = await pool.send(handle, handle.transport.path('transcriptions'), { headers, body: upload, signal });
+          return { statusCode: res.statusCode, headers: res.headers, body: bodyThenClose(res.body, upload) };
+        } catch (err) {
+          upload.destroy();
+          throw err;
+        }
+      };
+    },
+    streams: () => false,
+    async answer(res) {
+      let text: string;
+      try {
+        text = await readResult(res.body);
+      } catch (err) {
+        if (GatewayError.is(err)) throw err;
+        throw new TryNext(err); // nothing has reached the client yet: the next deployment
       }
-      throw finalUpstreamError(deployment, upstream);
-    }
-    ctx.provider = {
-      id: deployment.providerId,
-      protocol: deployment.protocol,
-      api: deployment.api,
-      upstreamModel: deployment.upstreamModel,
-      stream: false,
-      ...(requestId !== undefined ? { requestId } : {}),
-      timing: { sentAt, headersAt, endedAt: Date.now() },
-    };
-    ctx.providerWork = true;
-    yield settleResult(job, parseUpstreamTranscript(text, header(res.headers, 'content-type')), ctx);
-    return;
-  }
-  throw exhausted(job, failures);
+      const { usage, result } = settleResult(job, parseUpstreamTranscript(text, header(res.headers, 'content-type')), ctx);
+      return [{ note: 'usage', usage }, result];
+    },
+    exhausted: (failures) => exhausted(job, failures),
+  };
 }
 
-export function dispatchTranscription(): StageFactory<TranscriptionJob, TranscriptionResult> {
-  return (): Stage<TranscriptionJob, TranscriptionResult> => ({
+export function dispatchTranscription(): StageFactory<TranscriptionJob, TranscriptionDispatchOutput> {
+  return (): Stage<TranscriptionJob, TranscriptionDispatchOutput> => ({
     name: 'dispatch',
-    step: (job, ctx) => call(job, ctx),
+    step: (job, ctx) => failover(ctx, job.routed, transcriptionCall(job, ctx)) as AsyncGenerator<TranscriptionDispatchOutput>,
   });
 }

@@ -2,16 +2,18 @@
 //
 //   routeTranscription    Upload → TranscriptionJob: the form's fields validated, the model chosen
 //                         and checked against the key's allowlist, the audio's duration measured,
-//                         `ctx.routed` set (so reserve-credits and settle work as on every endpoint)
-//   reserveTranscription  TranscriptionJob → TranscriptionJob: reserve-credits, with the duration
-//                         bound for per-minute prices
-//   settleTranscription   TranscriptionResult → TranscriptionResult: settle, with the audio seconds
-//   encodeTranscriptionResponse  TranscriptionResult → string: `json` or `text` for the client
-import type { CanonicalRequest, JsonObject, RoutedRequest } from '../lib/chunks.js';
-import { modelNotAllowed } from '../lib/auth.js';
+//                         a `routed` note output (settle and the encoder read it, as on every endpoint)
+//   reserveForJob         the options of the generic reserve-credits for a job: its routed request,
+//                         and the duration bound for per-minute prices
+//   settleForResult       the options of the generic settle for a result: the audio seconds to bill
+//   encodeTranscriptionResponse  TranscriptionResult → string: `json` or `text` for the client, after
+//                         its `head` note
+import type { CanonicalRequest, JsonObject, RoutedRequest, Usage } from '../lib/chunks.js';
+import { costOfUsage } from '../lib/billing/cost.js';
+import type { HeadNote, RoutedNote } from '../lib/notes.js';
 import { modelAllowed } from '../lib/catalog.js';
 import type { RequestContext } from '../lib/context.js';
-import { GatewayError } from '../lib/errors.js';
+import { errors } from '../lib/errors/index.js';
 import { unitsToUsd } from '../lib/pricing.js';
 import type { Stage, StageFactory } from '../lib/stage.js';
 import {
@@ -19,8 +21,8 @@ import {
   type AudioDuration, type TranscriptionFields, type WavInfo,
 } from '../lib/dialects/index.js';
 import type { Upload } from './parse-multipart.js';
-import { reserveCredits } from './reserve-credits.js';
-import { costOfUsage, settle } from './settle.js';
+import type { ReserveCreditsOptions } from './reserve-credits.js';
+import type { SettleOptions } from './settle.js';
 
 export type AudioUpload = Upload<WavInfo | null>;
 
@@ -53,11 +55,9 @@ export function planTranscription(upload: AudioUpload, ctx: RequestContext): Tra
   const started = performance.now();
   const chosen = resolveTranscriptionModel(fields.model, ctx.services.catalog, ctx.config);
   const model = chosen.model;
-  if (!modelAllowed(ctx.key?.models ?? [], model.id)) {
-    throw modelNotAllowed(ctx.key, model.id);
-  }
+  if (!modelAllowed(ctx.key?.models ?? [], model.id)) throw errors.modelNotAllowed(model.id, ctx.key?.id);
   const { extension, bytes, probe } = upload.file;
-  if (!isAudioExtension(extension)) throw new GatewayError('GW_ERR_FILE_FORMAT_INVALID', `file: unsupported file format ".${extension}".`, { param: 'file' });
+  if (!isAudioExtension(extension)) throw errors.audioFormatUnsupported(extension);
   const audio = audioDuration(extension, bytes, probe);
   const bounds = reservationTokenBounds(bytes, audio.boundSeconds);
   const request: CanonicalRequest = {
@@ -87,71 +87,51 @@ export function planTranscription(upload: AudioUpload, ctx: RequestContext): Tra
   return { upload, fields, routed, audio };
 }
 
-export function routeTranscription(): StageFactory<AudioUpload, TranscriptionJob> {
-  return (): Stage<AudioUpload, TranscriptionJob> => ({
+/** The job, with its routed request told to the later stages (settle, the encoder) as a note. */
+export function routeTranscription(): StageFactory<AudioUpload, TranscriptionJob | RoutedNote> {
+  return (): Stage<AudioUpload, TranscriptionJob | RoutedNote> => ({
     name: 'route',
     step(upload, ctx) {
       const job = planTranscription(upload, ctx);
-      ctx.routed = job.routed;
-      return [job];
+      return [{ note: 'routed', routed: job.routed }, job];
     },
   });
 }
 
 /** reserve-credits for a job: the routed request's token bounds, plus the duration bound for per-minute prices. */
-export function reserveTranscription(): StageFactory<TranscriptionJob, TranscriptionJob> {
-  return (ctx): Stage<TranscriptionJob, TranscriptionJob> => {
-    let boundSeconds = 0;
-    const inner = reserveCredits({ audioSecondsBound: () => boundSeconds })(ctx);
-    return {
-      name: 'reserve-credits',
-      step(job, c) {
-        boundSeconds = job.audio.boundSeconds;
-        const held = inner.step(job.routed, c);
-        return (async function* () {
-          // the hold commits with the others of this event-loop turn; a refusal (402) throws here
-          if (held != null) for await (const _ of held as AsyncIterable<unknown> | Iterable<unknown>) void _;
-          yield job;
-        })();
-      },
-      close: (c, error) => inner.close?.(c, error),
-    };
-  };
-}
+export const reserveForJob: ReserveCreditsOptions<TranscriptionJob> = { routedOf: (job) => job.routed, audioSecondsBound: (job) => job.audio.boundSeconds };
 
-/** settle, told the audio seconds to bill (per-minute prices) and to store on the usage record. */
-export function settleTranscription(): StageFactory<TranscriptionResult, TranscriptionResult> {
-  return (ctx): Stage<TranscriptionResult, TranscriptionResult> => {
-    let seconds: number | null = null;
-    const inner = settle<TranscriptionResult>({ audioSeconds: () => seconds })(ctx);
+/** settle for a result: the audio seconds to bill (per-minute prices) and to store on the usage record. */
+export const settleForResult: SettleOptions<TranscriptionResult> = { audioSeconds: (result) => result.billedSeconds };
+
+export function encodeTranscriptionResponse(): StageFactory<TranscriptionResult, string | HeadNote> {
+  return (ctx): Stage<TranscriptionResult, string | HeadNote> => {
+    let routed: RoutedRequest | null = null;
+    let usage: Usage | null = null;
     return {
-      name: 'settle',
+      name: 'encode',
+      note(n) {
+        if (n.note === 'routed') routed = n.routed;
+        else if (n.note === 'usage') usage = n.usage;
+      },
       step(result) {
-        seconds = result.billedSeconds;
-        return [result];
+        const encoded = encodeTranscription(result.job.fields.responseFormat, {
+          text: result.text,
+          seconds: result.seconds,
+          inputTokens: usage?.input ?? 0,
+          outputTokens: usage?.output ?? 0,
+          // the same figure settle charges: the usage's token cost plus the billed seconds' per-minute cost
+          costUsd: unitsToUsd(routed === null ? 0 : costOfUsage(ctx.services.catalog, routed.modelId, usage, result.billedSeconds)),
+        });
+        const head: HeadNote = {
+          note: 'head',
+          status: 200,
+          headers: { 'content-type': encoded.contentType, 'content-length': String(Buffer.byteLength(encoded.body)) },
+          whole: false,
+          keepalive: null,
+        };
+        return [head, encoded.body];
       },
-      close: (c, error) => inner.close?.(c, error),
     };
   };
-}
-
-export function encodeTranscriptionResponse(): StageFactory<TranscriptionResult, string> {
-  return (): Stage<TranscriptionResult, string> => ({
-    name: 'encode',
-    step(result, ctx) {
-      const usage = ctx.usage;
-      const encoded = encodeTranscription(result.job.fields.responseFormat, {
-        text: result.text,
-        seconds: result.seconds,
-        inputTokens: usage?.input ?? 0,
-        outputTokens: usage?.output ?? 0,
-        // the same figure settle charges: the usage's token cost plus the billed seconds' per-minute cost
-        costUsd: unitsToUsd(costOfUsage(ctx, result.billedSeconds)),
-      });
-      ctx.response.status = 200;
-      ctx.response.headers['content-type'] = encoded.contentType;
-      ctx.response.headers['content-length'] = String(Buffer.byteLength(encoded.body));
-      return [encoded.body];
-    },
-  });
 }

@@ -66,3 +66,13 @@ t.test('each forbidden import fails with its rule named', async (t) => {
   // lib/json/leaky.ts breaks two rules (neutral helper, and generic code outside the registry)
   t.match(out, new RegExp(`x ${cases.length + 1} dependency violations`), 'and nothing else');
 });
+
+t.test('a dialect or translator that imports a stage fails under dialects-never-import-stages', async (t) => {
+  const cases: [path: string, source: string][] = [
+    ['lib/dialects/alpha/cost.ts', "import { d } from '../../../stages/encode.js';\nexport const x = d;\n"],
+    ['lib/translate/alpha-cost.ts', "import type { d } from '../../stages/encode.js';\nexport type X = typeof d;\n"],
+  ];
+  const { status, out } = cruise(t, { ...CLEAN, ...Object.fromEntries(cases) });
+  t.not(status, 0, 'the cruise fails');
+  for (const [path] of cases) t.match(out, new RegExp(`error dialects-never-import-stages: ${path.replace(/\./g, '\\.')} →`), path);
+});

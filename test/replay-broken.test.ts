@@ -3,7 +3,8 @@
 import { readFileSync } from 'node:fs';
 import t, { type Test } from 'tap';
 import { fixture } from './helpers/paths.js';
-import { CHUNKINGS, chunk, decode, encodeJson, encodeSse, type DecodeOptions } from './helpers/replay.js';
+import { CHUNKINGS, chunk, decode, encodeJson, encodeSse, lastUsage, type DecodeOptions } from './helpers/replay.js';
+import type { ChainNote } from '../lib/notes.js';
 
 type Ev = [string, string | object];
 const sse = (events: Ev[]): Buffer =>
@@ -35,9 +36,9 @@ async function failsClosed(t: Test, input: Buffer, message: RegExp, opts: Decode
 t.test('a well-formed synthetic stream passes', async (t) => {
   const input = sse([START, TEXT_START(0), TEXT(0, 'hi'), STOP(0), TOOL_START(1, 't1'), JSON_DELTA(1, '{"a":'), JSON_DELTA(1, '1}'), STOP(1), THINK_START(2), SIG(2, 'sig'), STOP(2), DELTA(), END]);
   for (const how of CHUNKINGS) {
-    const { events, ctx } = await decode(chunk(input, how, 3));
+    const { events, usage } = await decode(chunk(input, how, 3));
     t.equal(events.length, 13, how);
-    t.match(ctx.usage, { input: 10, output: 5 });
+    t.match(usage, { input: 10, output: 5 });
   }
 });
 
@@ -92,12 +93,11 @@ t.test('limits and encoding', async (t) => {
   await failsClosed(t, bad, /the event stream is not valid UTF-8/);
 });
 
-t.test('validated usage stays in ctx.usage when the stream fails later', async (t) => {
+t.test('validated usage went on as a usage note when the stream fails later', async (t) => {
   const input = sse([startWith({}, { input_tokens: 40, output_tokens: 2, cache_read_input_tokens: 7 }), TEXT_START(0), TEXT(0, 'a')]);
-  const { offlineContext } = await import('../lib/offline-context.js');
-  const ctx = offlineContext();
-  await t.rejects(decode([input], { ctx }), { message: /stream ended before message_stop/ });
-  t.same(ctx.usage, { input: 40, output: 2, cacheRead: 7, cacheWrite: 0, reasoning: 0, webSearches: 0 });
+  const notes: ChainNote[] = [];
+  await t.rejects(decode([input], { notes }), { message: /stream ended before message_stop/ });
+  t.same(lastUsage(notes), { input: 40, output: 2, cacheRead: 7, cacheWrite: 0, reasoning: 0, webSearches: 0 });
 });
 
 t.test('non-streaming message checks', async (t) => {
@@ -121,8 +121,8 @@ t.test('body mode: JSON after whitespace, forced modes, CRLF framing, comments',
   const msg = Buffer.from(`\n  ${readFileSync(fixture('upstream', 'anthropic', 'text-basic.json'), 'utf8')}`);
   for (const how of CHUNKINGS) t.equal((await decode(chunk(msg, how, 5))).events.length, 5, `auto: ${how}`);
   const stream = readFileSync(fixture('upstream', 'anthropic', 'text-basic.sse'));
-  const provider = (s: boolean) => ({ id: 'p', protocol: 'anthropic', api: 'messages', upstreamModel: 'claude-haiku-4-5', stream: s }) as const;
-  await t.rejects(decode([stream], { context: { provider: provider(false) } }), { message: /message: invalid JSON/ }, 'provider said JSON');
+  const upstream = (s: boolean) => ({ id: 'p', protocol: 'anthropic', api: 'messages', upstreamModel: 'claude-haiku-4-5', stream: s, timing: { sentAt: 0 } }) as const;
+  await t.rejects(decode([stream], { upstream: upstream(false) }), { message: /message: invalid JSON/ }, 'provider said JSON');
   await t.rejects(decode([msg], { mode: () => 'sse' }), { message: /stream ended before message_stop/ }, 'forced SSE on a JSON body');
   const lf = (await decode([stream])).events;
   const crlf = Buffer.from(stream.toString('utf8').replaceAll('\n', '\r\n'));

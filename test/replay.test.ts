@@ -49,9 +49,9 @@ for (const name of streams) {
     let reference: string | undefined;
     let referenceJson: string | undefined;
     for (const how of CHUNKINGS) {
-      const { events, ctx } = await decode(chunk(input, how, seedOf(name)));
+      const { events, usage } = await decode(chunk(input, how, seedOf(name)));
       t.same(asJson(events), expected, `${how}: canonical events`);
-      t.same(ctx.usage, finalUsage(events), `${how}: ctx.usage holds the validated usage`);
+      t.same(usage, finalUsage(events), `${how}: the usage note holds the validated usage`);
       const sse = await encodeSse(events, CLIENT_MODEL);
       const json = await encodeJson(events, CLIENT_MODEL);
       if (reference === undefined) {
@@ -105,9 +105,9 @@ for (const name of messages) {
     const expected = expectedEvents(`${base}.message.events.ndjson`);
     let reference: string | undefined;
     for (const how of CHUNKINGS) {
-      const { events, ctx } = await decode(chunk(input, how, seedOf(name)));
+      const { events, usage } = await decode(chunk(input, how, seedOf(name)));
       t.same(asJson(events), expected, `${how}: canonical events`);
-      t.same(ctx.usage, finalUsage(events), `${how}: ctx.usage`);
+      t.same(usage, finalUsage(events), `${how}: usage note`);
       const sse = await encodeSse(events, CLIENT_MODEL);
       if (reference === undefined) reference = sse;
       else t.equal(sse, reference, `${how}: same SSE output as whole`);
@@ -158,11 +158,11 @@ t.test('known values', async (t) => {
   t.match(refusal, { stop_reason: 'refusal', content: [], stop_details: { category: 'cyber' } });
 
   const search = await decode([readFileSync(`${DIR}/pause-turn-web-search.sse`)]);
-  t.match(search.ctx.usage, { input: 404500, output: 943, webSearches: 10 });
+  t.match(search.usage, { input: 404500, output: 943, webSearches: 10 });
   const stopEvent = search.events.find((e) => e.type === 'message-delta');
   t.same(stopEvent?.type === 'message-delta' && stopEvent.stop, { kind: 'pause' });
   const cache = await decode([readFileSync(`${DIR}/compaction-cache-read.sse`)]);
-  t.same(cache.ctx.usage, { input: 181, output: 8, cacheRead: 0, cacheWrite: 0, reasoning: 0, webSearches: 0 }, 'message_delta usage overrides');
+  t.same(cache.usage, { input: 181, output: 8, cacheRead: 0, cacheWrite: 0, reasoning: 0, webSearches: 0 }, 'message_delta usage overrides');
 });
 
 t.test('the dispatched model: exact, or the dated snapshot of an alias', async (t) => {
@@ -171,15 +171,16 @@ t.test('the dispatched model: exact, or the dated snapshot of an alias', async (
   await decode([input], { expectedModel: () => 'claude-haiku-4-5' });
   await t.rejects(decode([input], { expectedModel: () => 'claude-haiku-4' }), { code: 'GW_ERR_INTEGRITY', message: /answered with model "claude-haiku-4-5-20251001", but "claude-haiku-4" was dispatched/ });
   await t.rejects(decode([input], { expectedModel: () => 'claude-sonnet-4-5' }), { code: 'GW_ERR_INTEGRITY' });
-  const provider = { id: 'p', protocol: 'anthropic', api: 'messages', upstreamModel: 'other-model', stream: true } as const;
-  await t.rejects(decode([input], { context: { provider } }), { code: 'GW_ERR_INTEGRITY', message: /"other-model" was dispatched/ }, 'default: ctx.provider.upstreamModel');
+  const upstream = { id: 'p', protocol: 'anthropic', api: 'messages', upstreamModel: 'other-model', stream: true, timing: { sentAt: 0 } } as const;
+  await t.rejects(decode([input], { upstream }), { code: 'GW_ERR_INTEGRITY', message: /"other-model" was dispatched/ }, 'default: the upstream note’s upstreamModel');
 });
 
 t.test('through real streams (toTransform + pipeline), in random chunks', async (t) => {
   for (const name of ['web-search-citations.sse', 'thinking-signature.sse', 'tool-use-parallel.json']) {
     const input = readFileSync(`${DIR}/${name}`);
     const ctx = offlineContext({ reqId: 'req_stream' });
-    const stages = [...decodeStages(), sseEncode({ clientModel: CLIENT_MODEL })];
+    const encoder = sseEncode({ clientModel: CLIENT_MODEL });
+    const stages = [...decodeStages(), encoder];
     let got = '';
     const sink = new Writable({
       objectMode: true,
@@ -191,6 +192,6 @@ t.test('through real streams (toTransform + pipeline), in random chunks', async 
     await pipeline([Readable.from(chunk(input, 'random', seedOf(name))), ...stages.map((s) => toTransform(s, ctx)), sink]);
     const { events } = await decode([input]);
     t.equal(got, await encodeSse(events, CLIENT_MODEL), `${name}: same output as the synchronous run`);
-    t.equal(ctx.keepalive, 'event: ping\ndata: {"type": "ping"}\n\n', 'the encoder sets the keep-alive frame');
+    t.equal(encoder.keepalive, 'event: ping\ndata: {"type": "ping"}\n\n', 'the encoder knows the keep-alive frame');
   }
 });

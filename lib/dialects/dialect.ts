@@ -5,6 +5,7 @@
 // dialect: it lives in lib/translate/.
 import type { CanonicalEvent, CanonicalRequest, Deployment, DialectName, JsonObject, JsonValue, RoutedRequest } from '../chunks.js';
 import type { RequestContext } from '../context.js';
+import type { EncoderInput } from '../encoder-input.js';
 import type { GatewayError } from '../errors.js';
 import type { Stage } from '../stage.js';
 
@@ -58,21 +59,21 @@ export interface SseEncoderOptions {
   clientModel: string | undefined;
   /** the request id the client sees (the `request-id` header) */
   requestId: string;
-  /** the request: routed model, validated usage (ctx.usage), labels */
-  ctx: RequestContext;
+  /** the request: routed model, validated usage and its cost (lib/encoder-input.ts) */
+  input: EncoderInput;
 }
 
 export type SseEncoderFactory = (opts: SseEncoderOptions) => SseEncoder;
 
 export interface JsonEncodeOptions {
-  /** the model value the client asked for; default `ctx.routed?.request.model` */
-  clientModel?: string | ((ctx: RequestContext) => string | undefined);
+  /** the model value the client asked for; default `input.routed?.request.model` */
+  clientModel?: string | ((input: EncoderInput) => string | undefined);
   /** the `gateway` routing object, added at the top level when defined */
-  gatewayInfo?: (ctx: RequestContext) => JsonObject | undefined;
+  gatewayInfo?: (input: EncoderInput) => JsonObject | undefined;
 }
 
 /** A fresh aggregating stage per request: collects events, writes one JSON body at flush. */
-export type JsonEncoderFactory = (opts?: JsonEncodeOptions) => Stage<CanonicalEvent, string>;
+export type JsonEncoderFactory = (input: EncoderInput, opts?: JsonEncodeOptions) => Stage<CanonicalEvent, string>;
 
 /** A GatewayError as this dialect's JSON error response (before any byte went out). */
 export interface ErrorEnvelope {

@@ -3,7 +3,7 @@
 // in dialect.ts); the folders never import one another, and translation between two of them lives
 // in lib/translate/. `npm run lint:deps` (.dependency-cruiser.cjs) keeps it so.
 import type { DialectName } from '../chunks.js';
-import type { RequestContext } from '../context.js';
+import type { Upstream } from '../notes.js';
 import type { GatewayError } from '../errors.js';
 import { anthropic } from './anthropic/index.js';
 import type { Dialect, JsonEncoderFactory, RateLimitHeaderNames, SseEncoderFactory, UpstreamDecoderFactory } from './dialect.js';
@@ -29,7 +29,7 @@ export function dialectFor(name: DialectName): Dialect {
 initRequestEncoders(Object.values(dialects));
 
 /** The wire dialect an upstream speaks, from the provider that answered (protocol + api). */
-export function upstreamDialect(provider: RequestContext['provider']): DialectName | undefined {
+export function upstreamDialect(provider: Pick<Upstream, 'protocol' | 'api'> | null): DialectName | undefined {
   if (provider === null) return undefined;
   if (provider.protocol === 'anthropic') return 'anthropic';
   switch (provider.api) {

@@ -2,21 +2,21 @@
 // `gateway` routing object, usage merged across events, and tool-call arguments. Only canonical
 // fields are read, so events from any upstream dialect encode the same way.
 import type { JsonObject, Usage } from '../chunks.js';
-import type { RequestContext } from '../context.js';
+import type { EncoderInput } from '../encoder-input.js';
 import { gatewayObject } from '../gateway-info.js';
 
 /**
  * The `gateway` routing object (lib/gateway-info.ts), plus `max_tokens_capped_to` when the ceiling
  * was capped to the served model's maximum (decisions §8).
  */
-export function chatGateway(ctx: RequestContext): JsonObject {
-  const out = gatewayObject(ctx);
-  const capped = ctx.routed?.maxTokensCappedTo ?? null;
+export function chatGateway(input: Pick<EncoderInput, 'routed'>): JsonObject {
+  const out = gatewayObject(input);
+  const capped = input.routed?.maxTokensCappedTo ?? null;
   if (capped !== null) out.max_tokens_capped_to = capped;
   return out;
 }
 
-/** Canonical usage merged from message-start and message-delta (used when ctx.usage is not set). */
+/** Canonical usage merged from message-start and message-delta (used when no validated usage came). */
 export function mergeUsage(into: Usage, part: Partial<Usage>): void {
   for (const key of Object.keys(part) as (keyof Usage)[]) {
     const value = part[key];

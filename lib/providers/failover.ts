@@ -1,7 +1,8 @@
 // What every dispatcher (text generation, transcriptions) decides the same way about a failed
 // upstream attempt: which failures move on to the next deployment, and which error a final one is.
 import type { Deployment } from '../chunks.js';
-import { GatewayError, type UpstreamErrorInfo } from '../errors.js';
+import type { GatewayError, UpstreamErrorInfo } from '../errors.js';
+import { errors } from '../errors/index.js';
 import type { Transport } from './transport.js';
 
 export interface Failure {
@@ -53,7 +54,7 @@ export function upstreamError(deployment: Deployment, transport: Transport, stat
  */
 export function finalUpstreamError(deployment: Deployment, upstream: UpstreamErrorInfo): GatewayError {
   if (upstream.status === 401 || upstream.status === 403) {
-    return new GatewayError('GW_ERR_UPSTREAM', `The provider ${deployment.providerId} rejected the gateway's credentials (HTTP ${upstream.status}); this is a gateway configuration problem.`, { status: 502 });
+    return errors.upstreamCredentialsRejected(deployment.providerId, upstream.status);
   }
-  return new GatewayError('GW_ERR_UPSTREAM', upstream.message, { status: upstream.status, upstream, headers: upstream.retryAfter ? { 'retry-after': upstream.retryAfter } : {} });
+  return errors.upstreamRefused(upstream);
 }

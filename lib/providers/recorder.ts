@@ -10,10 +10,10 @@
 // never builds a tap: no work per chunk.
 import { closeSync, mkdirSync, openSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Deployment } from '../chunks.js';
-import { publicRequestId, type RequestContext } from '../context.js';
+import type { Deployment, RoutedRequest } from '../chunks.js';
+import type { RequestContext } from '../context.js';
 import { upstreamDialect } from '../dialects/index.js';
-import { createError } from '../errors.js';
+import { errors } from '../errors/index.js';
 import type { UpstreamResponse } from './upstream-call.js';
 
 function fileSafe(id: string): string {
@@ -27,8 +27,7 @@ function extensionOf(contentType: string): string {
 }
 
 /** The routing facts the client's answer shows (lib/replay/served.ts reads them back). */
-function servedFacts(ctx: RequestContext): Record<string, unknown> | null {
-  const r = ctx.routed;
+function servedFacts(ctx: RequestContext, r: RoutedRequest | null): Record<string, unknown> | null {
   if (r === null) return null;
   const pricing = ctx.services.catalog.get(r.modelId)?.pricing;
   return { modelId: r.modelId, routed: r.routed, routingLatencyMs: r.routingLatencyMs, maxTokensCappedTo: r.maxTokensCappedTo, ...(pricing !== undefined ? { pricing } : {}) };
@@ -39,12 +38,15 @@ export class Recorder {
     try {
       mkdirSync(dir, { recursive: true });
     } catch (err) {
-      throw createError('GW_ERR_CONFIG_INVALID', `recordDir: cannot create the folder ${dir}: ${(err as Error).message}`);
+      throw errors.recordDirUnwritable(dir, err as Error);
     }
   }
 
-  /** The same response, its body written to DIR as it is read. `attempt` counts from 1 per request. */
-  tap(res: UpstreamResponse, ctx: RequestContext, deployment: Deployment, attempt: number): UpstreamResponse {
+  /**
+   * The same response, its body written to DIR as it is read. `attempt` counts from 1 per request;
+   * `shownId` is the request id the client sees (read when the body ended).
+   */
+  tap(res: UpstreamResponse, ctx: RequestContext, deployment: Deployment, attempt: number, routed: RoutedRequest | null, shownId: () => string): UpstreamResponse {
     const contentType = String(res.headers['content-type'] ?? '');
     const base = join(this.dir, `${fileSafe(ctx.reqId)}.${attempt}`);
     const fd = openSync(`${base}.${extensionOf(contentType)}`, 'w', 0o600);
@@ -53,9 +55,9 @@ export class Recorder {
     const upstreamRequestId = res.headers[deployment.protocol === 'anthropic' ? 'request-id' : 'x-request-id'];
     const finish = (complete: boolean, error?: unknown): void => {
       closeSync(fd);
-      const request = ctx.routed?.request;
+      const request = routed?.request;
       const meta = {
-        requestId: publicRequestId(ctx),
+        requestId: shownId(),
         gatewayRequestId: ctx.reqId,
         attempt,
         time: time ?? Math.floor(Date.now() / 1000),
@@ -63,14 +65,14 @@ export class Recorder {
           provider: deployment.providerId,
           protocol: deployment.protocol,
           api: deployment.api,
-          dialect: upstreamDialect({ id: deployment.providerId, protocol: deployment.protocol, api: deployment.api, upstreamModel: deployment.upstreamModel, stream: false }) ?? null,
+          dialect: upstreamDialect(deployment) ?? null,
           model: deployment.upstreamModel,
           status: res.statusCode,
           contentType,
           requestId: typeof upstreamRequestId === 'string' ? upstreamRequestId : null,
         },
         client: { dialect: ctx.dialect, endpoint: ctx.endpoint, model: request?.model ?? null, stream: request?.stream ?? null },
-        served: servedFacts(ctx),
+        served: servedFacts(ctx, routed),
         bytes,
         complete,
         ...(error !== undefined ? { error: error instanceof Error ? error.message : String(error) } : {}),

@@ -11,6 +11,8 @@ import type { RequestContext } from '../context.js';
 import { jsonEncoders, renderError } from '../dialects/index.js';
 import { GatewayError } from '../errors.js';
 import { eventToJson, offlineContext } from '../offline-context.js';
+import { EncoderState } from '../encoder-input.js';
+import { isNote } from '../notes.js';
 import type { Stage, StageOutput } from '../stage.js';
 import { integrity } from '../../stages/integrity.js';
 import { providerDecode } from '../../stages/provider-decode.js';
@@ -19,7 +21,7 @@ import { sseEncode } from '../../stages/sse-encode.js';
 import { chunkBytes, type ChunkSize } from './chunking.js';
 import { detectDialect, type ReplayDialect } from './detect.js';
 import { bodyStart, sseEventOffsets } from './offsets.js';
-import { applyServed, type ServedFacts } from './served.js';
+import { servedRequest, type ServedFacts } from './served.js';
 
 /** What to print: the client's SSE stream, each canonical event as NDJSON, or the non-streaming JSON answer. */
 export type ReplayOutput = 'sse' | 'events' | 'json';
@@ -96,13 +98,13 @@ function items(out: StageOutput<unknown>, stage: AnyStage): Iterable<unknown> {
   return out;
 }
 
-function encoderFor(opts: ReplayOptions, to: ReplayDialect): Stage<CanonicalEvent, string> {
+function encoderFor(opts: ReplayOptions, to: ReplayDialect, input: EncoderState): Stage<CanonicalEvent, string> {
   const output = opts.output ?? 'sse';
   if (output === 'events') return { name: 'ndjson', step: (ev) => [JSON.stringify(eventToJson(ev)) + '\n'] };
-  if (output === 'sse') return sseEncode({ dialect: to, clientModel: opts.clientModel });
+  if (output === 'sse') return sseEncode({ dialect: to, clientModel: opts.clientModel }, input);
   const factory = jsonEncoders[to];
   if (factory === undefined) throw new ReplayInputError(`no JSON encoder for the ${to} dialect`);
-  return factory({ clientModel: opts.clientModel });
+  return factory(input, { clientModel: opts.clientModel });
 }
 
 /** Run `fn` with Date.now() fixed: the encoders read the clock once per answer. */
@@ -123,9 +125,11 @@ export function replay(bytes: Buffer, opts: ReplayOptions = {}): ReplayResult {
   const to = opts.to ?? from;
   const output = opts.output ?? 'sse';
   const chunks = chunkBytes(bytes, opts.chunks, opts.seed ?? 1);
-  let ctx: RequestContext = offlineContext({ dialect: to, reqId: opts.requestId ?? 'req_replay' });
-  if (opts.served !== undefined) ctx = applyServed(ctx, opts.served, { dialect: to, model: opts.clientModel, stream: output !== 'json' });
-  const encoder = encoderFor(opts, to);
+  const ctx: RequestContext = offlineContext({ dialect: to, reqId: opts.requestId ?? 'req_replay' });
+  // what the encoders read: the served facts of a recording, and the usage integrity validates
+  const served = opts.served !== undefined ? servedRequest(opts.served, { dialect: to, model: opts.clientModel, stream: output !== 'json' }) : undefined;
+  const input = new EncoderState(ctx.reqId, served?.catalog, served?.routed ?? null);
+  const encoder = encoderFor(opts, to, input);
   const events: CanonicalEvent[] = [];
   const capture: Stage<CanonicalEvent, CanonicalEvent> = { name: 'capture', step: (ev) => (events.push(ev), [ev]) };
   const decode = sseDecode() as AnyStage;
@@ -136,7 +140,8 @@ export function replay(bytes: Buffer, opts: ReplayOptions = {}): ReplayResult {
 
   const down = (i: number, out: StageOutput<unknown>, stage: AnyStage): void => {
     for (const item of items(out, stage)) {
-      if (i === after.length) text.push(item as string);
+      if (isNote(item)) input.note(item);
+      else if (i === after.length) text.push(item as string);
       else down(i + 1, after[i]!.step(item as never, ctx), after[i]!);
     }
   };

@@ -2,12 +2,12 @@
 // client's answer: the catalog model that served (Chat and Responses name it, and price the usage
 // with it), whether gateway-auto chose it and how long that took, and a capped max_tokens. A
 // recording's .meta.json carries these, so a replay can give the client's answer again; offline
-// they are put where the encoders read them (`ctx.routed`, the catalog of `ctx.services`).
+// they become what the encoders read (lib/encoder-input.ts: the routed request, and a catalog that
+// prices the served model).
 import type { CanonicalRequest, RoutedRequest } from '../chunks.js';
 import type { CatalogModel } from '../catalog.js';
 import type { Pricing } from '../config.js';
-import type { RequestContext } from '../context.js';
-import type { Services } from '../services.js';
+import type { Catalog } from '../catalog.js';
 import type { ReplayDialect } from './detect.js';
 
 export interface ServedFacts {
@@ -21,8 +21,8 @@ export interface ServedFacts {
   pricing?: Pricing;
 }
 
-/** `ctx` as a request for `served` would have it after routing. */
-export function applyServed(ctx: RequestContext, served: ServedFacts, client: { dialect: ReplayDialect; model: string | undefined; stream: boolean }): RequestContext {
+/** The routed request `served` stands for, and a catalog that prices its model. */
+export function servedRequest(served: ServedFacts, client: { dialect: ReplayDialect; model: string | undefined; stream: boolean }): { routed: RoutedRequest; catalog: Pick<Catalog, 'get'> } {
   const request: CanonicalRequest = {
     source: client.dialect,
     // not recorded: answers that echo request fields (Responses) show their defaults; a Responses
@@ -51,5 +51,5 @@ export function applyServed(ctx: RequestContext, served: ServedFacts, client: { 
   };
   const model = served.pricing === undefined ? undefined : ({ id: served.modelId, pricing: served.pricing } as unknown as CatalogModel);
   const catalog = { get: (id: string) => (id === served.modelId ? model : undefined) };
-  return { ...ctx, routed, services: { catalog } as unknown as Services };
+  return { routed, catalog };
 }

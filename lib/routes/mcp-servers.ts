@@ -23,7 +23,6 @@ export function checkMcpQuery(query: URLSearchParams): void {
 
 export function listMcpServers(ctx: RequestContext, res: ServerResponse): void {
   checkMcpQuery(ctx.query);
-  res.writeHead(200, { ...ctx.response.headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(BODY)) });
+  res.writeHead(200, { ...ctx.responseHeaders, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(BODY)) });
   res.end(BODY);
-  ctx.outcome = { status: 200 };
 }

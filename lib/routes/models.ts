@@ -75,7 +75,6 @@ export function listModels(ctx: RequestContext, res: ServerResponse): void {
     first_id: page[0]?.id ?? null,
     last_id: page[page.length - 1]?.id ?? null,
   });
-  res.writeHead(200, { ...ctx.response.headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) });
+  res.writeHead(200, { ...ctx.responseHeaders, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) });
   res.end(body);
-  ctx.outcome = { status: 200 };
 }

@@ -108,7 +108,7 @@ function toolChoice(v: JsonValue | undefined, noParallel: boolean): JsonObject |
 function thinkingFor(
   body: JsonObject, routed: RoutedRequest, maxTokens: number, forced: boolean,
 ): { thinking?: JsonObject; effort?: string } {
-  const r = chatReasoning(body);
+  const r = chatReasoning(routed.request);
   if (r.effort === 'none' || (r.effort === undefined && r.maxTokens === undefined && !isObject(body.reasoning))) return {};
   const display: JsonObject = r.exclude === true ? { display: 'omitted' } : {};
   if (r.maxTokens !== undefined) {

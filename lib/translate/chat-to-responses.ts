@@ -17,7 +17,7 @@
 // - `user`, `safety_identifier`, `prompt_cache_key`, `prompt_cache_retention` pass. `stop` → 400
 //   (request-common.ts). Dropped: penalties, `seed`, `logit_bias`, `logprobs`, `top_logprobs`,
 //   `prediction`, `service_tier`, `metadata` (gateway labels), `n` (validated to 1), `store`.
-import type { Deployment, JsonObject, JsonValue, RoutedRequest } from '../chunks.js';
+import type { CanonicalRequest, Deployment, JsonObject, JsonValue, RoutedRequest } from '../chunks.js';
 import { chatReasoning } from '../dialects/openai-chat/validate.js';
 import type { UpstreamCall } from '../dialects/dialect.js';
 import { asArray, asString, effortForBudget, isObject } from './tables.js';
@@ -42,7 +42,7 @@ export function chatToResponses(routed: RoutedRequest, deployment: Deployment): 
     if (choice !== undefined) out.tool_choice = choice;
     if (typeof body.parallel_tool_calls === 'boolean') out.parallel_tool_calls = body.parallel_tool_calls;
   }
-  const reasoning = writeReasoning(out, reasoningChoice(body, routed.thinkingBudget));
+  const reasoning = writeReasoning(out, reasoningChoice(req, routed.thinkingBudget));
   writeLimits(out, routed, body, reasoning);
 
   const text: JsonObject = {};
@@ -73,12 +73,12 @@ function toolChoice(v: JsonValue | undefined): JsonValue | undefined {
   return undefined;
 }
 
-function reasoningChoice(body: JsonObject, reconciledBudget: number | null): ReasoningChoice | undefined {
-  const r = chatReasoning(body);
+function reasoningChoice(req: CanonicalRequest, reconciledBudget: number | null): ReasoningChoice | undefined {
+  const r = chatReasoning(req);
   const summary = !r.exclude;
   if (r.effort !== undefined) return { effort: r.effort, summary };
   if (r.maxTokens !== undefined) return { effort: effortForBudget(reconciledBudget ?? r.maxTokens), summary };
-  return isObject(body.reasoning) ? { effort: undefined, summary } : undefined;
+  return isObject(req.body.reasoning) ? { effort: undefined, summary } : undefined;
 }
 
 function textFormat(v: JsonValue | undefined): JsonObject | undefined {

@@ -24,7 +24,7 @@
 // - `text.format` → `response_format`; `text.verbosity` → `verbosity`; `max_output_tokens` →
 //   `max_completion_tokens`; `temperature`, `top_p`, `user`, `safety_identifier`,
 //   `prompt_cache_key`, `prompt_cache_retention` pass.
-import type { JsonObject, JsonValue } from '../chunks.js';
+import type { CanonicalRequest, JsonObject, JsonValue } from '../chunks.js';
 import { capabilityRejected } from '../errors.js';
 import { redactedDetail, thinkingDetail, type ReasoningDetail } from './reasoning-details.js';
 import { asArray, asString, isObject, TOOL_TEXT_SEPARATOR } from './tables.js';
@@ -32,10 +32,11 @@ import { decodeAnthropicThinking } from '../dialects/openai-responses/client-sta
 import { responsesFacts } from '../dialects/openai-responses/client-validate.js';
 
 /** A Chat Completions body with the meaning of a validated Responses body. */
-export function chatBody(body: JsonObject, modelId: string): JsonObject {
-  const facts = responsesFacts(body);
+export function chatBody(req: CanonicalRequest, modelId: string): JsonObject {
+  const body = req.body;
+  const facts = responsesFacts(req);
   const out: JsonObject = { messages: chatMessages(body, modelId) };
-  const tools = chatTools(body, modelId);
+  const tools = chatTools(req, modelId);
   if (tools.length > 0) {
     out.tools = tools;
     const choice = toolChoice(body.tool_choice);
@@ -68,8 +69,9 @@ function clientToolRejected(path: string, modelId: string): never {
   throw capabilityRejected(path, `shell and apply_patch tools run only on models served through the Responses API; the served model ${modelId} is not. Remove the tool (and its call items) or pin another model. The API that serves a model is \`models[].deployments[].api\` in the gateway config.`);
 }
 
-function chatTools(body: JsonObject, modelId: string): JsonObject[] {
-  const facts = responsesFacts(body);
+function chatTools(req: CanonicalRequest, modelId: string): JsonObject[] {
+  const body = req.body;
+  const facts = responsesFacts(req);
   if (facts.clientTools.shell || facts.clientTools.applyPatch) {
     const list = asArray(body.tools);
     const i = list.findIndex((t) => isObject(t) && (t.type === 'shell' || t.type === 'apply_patch'));

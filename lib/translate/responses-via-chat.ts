@@ -18,5 +18,5 @@ export function responsesToAnthropic(routed: RoutedRequest, deployment: Deployme
 }
 
 function asChatRouted(routed: RoutedRequest): RoutedRequest {
-  return { ...routed, request: { ...routed.request, source: 'openai-chat', body: chatBody(routed.request.body, routed.modelId) } };
+  return { ...routed, request: { ...routed.request, source: 'openai-chat', body: chatBody(routed.request, routed.modelId), findings: undefined } };
 }

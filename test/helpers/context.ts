@@ -94,15 +94,8 @@ export function makeContext(opts: ContextOptions = {}): RequestContext {
     query: new URLSearchParams(),
     startedAt: Date.now(),
     key,
-    reservation: null,
-    routed: null,
-    provider: null,
-    usage: null,
-    providerWork: false,
-    outcome: null,
-    response: { status: 200, headers: {}, sent: false },
-    keepalive: null,
     anthropic: null,
+    responseHeaders: {},
   };
 }
 

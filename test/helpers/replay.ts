@@ -2,10 +2,12 @@
 // frame splitter, and an independent Message accumulator written from the official SDK's rules
 // (its `#accumulateMessage`), used to check what the gateway's encoders produce.
 import { createParser } from 'eventsource-parser';
-import type { CanonicalEvent, DialectName } from '../../lib/chunks.js';
+import type { CanonicalEvent, DialectName, Usage } from '../../lib/chunks.js';
 import type { RequestContext } from '../../lib/context.js';
 import { anthropicJsonEncode } from '../../lib/dialects/anthropic/encode-json.js';
 import { offlineContext, type OfflineContextOptions } from '../../lib/offline-context.js';
+import { EncoderState } from '../../lib/encoder-input.js';
+import { isNote, type ChainNote, type Upstream } from '../../lib/notes.js';
 import type { Stage, StageOutput } from '../../lib/stage.js';
 import { integrity, type IntegrityOptions } from '../../stages/integrity.js';
 import { providerDecode } from '../../stages/provider-decode.js';
@@ -33,16 +35,24 @@ export interface DecodeOptions extends IntegrityOptions, SseDecodeOptions {
   from?: DialectName;
   ctx?: RequestContext;
   context?: OfflineContextOptions;
+  /** the deployment that answered, as dispatch's `upstream` note tells the decode stages */
+  upstream?: Upstream;
+  /** collects the notes the stages output (readable after a failure too) */
+  notes?: ChainNote[];
 }
 
 type AnyStage = Stage<never, unknown>;
 
-function pump(stages: readonly AnyStage[], i: number, items: StageOutput<unknown>, ctx: RequestContext, out: unknown[]): void {
+/** Items into stage i; a note goes to every later stage's `note` hook and into `notes`, as the runners do. */
+function pump(stages: readonly AnyStage[], i: number, items: StageOutput<unknown>, ctx: RequestContext, out: unknown[], notes: ChainNote[]): void {
   if (items == null) return;
   if (Symbol.asyncIterator in items) throw new Error(`stage ${stages[i - 1]?.name} answered asynchronously`);
   for (const item of items) {
-    if (i === stages.length) out.push(item);
-    else pump(stages, i + 1, stages[i]!.step(item as never, ctx), ctx, out);
+    if (isNote(item)) {
+      for (let k = i; k < stages.length; k++) stages[k]!.note?.(item, ctx);
+      notes.push(item);
+    } else if (i === stages.length) out.push(item);
+    else pump(stages, i + 1, stages[i]!.step(item as never, ctx), ctx, out, notes);
   }
 }
 
@@ -51,10 +61,10 @@ function pump(stages: readonly AnyStage[], i: number, items: StageOutput<unknown
  * each in turn as a pipeline does. lib/stage.ts's async `chain`/`runStage` cost ~40 µs per 1-byte
  * chunk; this keeps the byte-by-byte runs of large fixtures fast. One test also runs real streams.
  */
-export function runSync<O>(stages: readonly AnyStage[], inputs: Iterable<unknown>, ctx: RequestContext): O[] {
+export function runSync<O>(stages: readonly AnyStage[], inputs: Iterable<unknown>, ctx: RequestContext, notes: ChainNote[] = []): O[] {
   const out: unknown[] = [];
-  for (const input of inputs) pump(stages, 0, [input], ctx, out);
-  for (let i = 0; i < stages.length; i++) pump(stages, i + 1, stages[i]!.flush?.(ctx), ctx, out);
+  for (const input of inputs) pump(stages, 0, [input], ctx, out, notes);
+  for (let i = 0; i < stages.length; i++) pump(stages, i + 1, stages[i]!.flush?.(ctx), ctx, out, notes);
   return out as O[];
 }
 
@@ -63,11 +73,20 @@ export function decodeStages(opts: DecodeOptions = {}): AnyStage[] {
   return [sseDecode(opts), providerDecode({ dialect: () => from }), integrity(opts)];
 }
 
-/** sse-decode → provider-decode → integrity over the chunks. */
-export async function decode(chunks: Buffer[], opts: DecodeOptions = {}): Promise<{ events: CanonicalEvent[]; ctx: RequestContext }> {
+/** The validated usage the last `usage` note carried (what settle charges), or null. */
+export function lastUsage(notes: readonly ChainNote[]): Usage | null {
+  let usage: Usage | null = null;
+  for (const n of notes) if (n.note === 'usage') usage = n.usage;
+  return usage;
+}
+
+/** sse-decode → provider-decode → integrity over the chunks: the events, and the validated usage (integrity's notes). */
+export async function decode(chunks: Buffer[], opts: DecodeOptions = {}): Promise<{ events: CanonicalEvent[]; ctx: RequestContext; usage: Usage | null }> {
   const ctx = opts.ctx ?? offlineContext({ reqId: 'req_test', ...opts.context });
-  const events = runSync<CanonicalEvent>(decodeStages(opts), chunks, ctx);
-  return { events, ctx };
+  const notes: ChainNote[] = opts.notes ?? [];
+  const inputs: unknown[] = opts.upstream !== undefined ? [{ note: 'upstream', upstream: opts.upstream } satisfies ChainNote, ...chunks] : chunks;
+  const events = runSync<CanonicalEvent>(decodeStages(opts), inputs, ctx, notes);
+  return { events, ctx, usage: lastUsage(notes) };
 }
 
 export async function encodeSse(events: CanonicalEvent[], clientModel?: string, ctx = offlineContext({ reqId: 'req_test' })): Promise<string> {
@@ -75,7 +94,7 @@ export async function encodeSse(events: CanonicalEvent[], clientModel?: string, 
 }
 
 export async function encodeJson(events: CanonicalEvent[], clientModel?: string, ctx = offlineContext({ reqId: 'req_test' })): Promise<string> {
-  const out = runSync<string>([anthropicJsonEncode({ clientModel })], events, ctx);
+  const out = runSync<string>([anthropicJsonEncode(new EncoderState(ctx.reqId, undefined), { clientModel })], events, ctx);
   if (out.length !== 1) throw new Error(`expected one JSON body, got ${out.length}`);
   return out[0]!;
 }

@@ -5,15 +5,15 @@
 // client's model value replaces the upstream one, private envelope fields are removed, and an
 // optional `gateway` object is added. An upstream `error` event is thrown: nothing was written yet.
 import type { CanonicalEvent, CanonicalEventType, JsonObject, JsonValue } from '../../chunks.js';
-import type { RequestContext } from '../../context.js';
+import type { EncoderInput } from '../../encoder-input.js';
 import type { Stage } from '../../stage.js';
 import { messageId, blockToWire, clientEnvelope, integrityError, isObject, parseObject, stopToWire, usageToWire } from './wire.js';
 
 export interface AnthropicJsonOptions {
-  /** the model value the client asked for; default `ctx.routed?.request.model` */
-  clientModel?: string | ((ctx: RequestContext) => string | undefined);
+  /** the model value the client asked for; default `input.routed?.request.model` */
+  clientModel?: string | ((input: EncoderInput) => string | undefined);
   /** the `gateway` routing object, added at the top level when defined */
-  gatewayInfo?: (ctx: RequestContext) => JsonObject | undefined;
+  gatewayInfo?: (input: EncoderInput) => JsonObject | undefined;
 }
 
 interface Block {
@@ -127,7 +127,7 @@ const APPLY: { [T in CanonicalEventType]: Apply<T> } = {
   },
 };
 
-export function anthropicJsonEncode(opts: AnthropicJsonOptions = {}): Stage<CanonicalEvent, string> {
+export function anthropicJsonEncode(input: EncoderInput, opts: AnthropicJsonOptions = {}): Stage<CanonicalEvent, string> {
   const m = new Message();
   return {
     name: 'anthropic-json-encode',
@@ -135,16 +135,16 @@ export function anthropicJsonEncode(opts: AnthropicJsonOptions = {}): Stage<Cano
       (APPLY[ev.type] as (m: Message, ev: CanonicalEvent) => void)(m, ev);
       return undefined;
     },
-    flush(ctx) {
+    flush() {
       if (m.envelope === undefined) throw integrityError('the response has no message');
       if (!m.done) throw integrityError('stream ended before message_stop');
       const cm = opts.clientModel;
-      const clientModel = typeof cm === 'function' ? cm(ctx) : (cm ?? ctx.routed?.request.model ?? undefined);
+      const clientModel = typeof cm === 'function' ? cm(input) : (cm ?? input.routed?.request.model ?? undefined);
       const out = clientEnvelope(m.envelope, clientModel);
       const content: JsonObject[] = [];
       for (const b of m.blocks) if (b !== undefined) content.push(b.wire);
       out.content = content;
-      const gateway = opts.gatewayInfo?.(ctx);
+      const gateway = opts.gatewayInfo?.(input);
       if (gateway !== undefined) out.gateway = gateway;
       return [JSON.stringify(out)];
     },

@@ -29,8 +29,8 @@ export const anthropic = {
   validate: (body, ctx, opts) => validateMessagesRequest(body, ctx.anthropic!, { betas: ctx.anthropic!.betas, countTokens: opts?.countTokens ?? false }),
   upstream: { api: 'messages', encodeRequest: anthropicNative },
   decoder: () => decoder,
-  sseEncoder: (opts) => new AnthropicSseEncoder({ gateway: messagesGatewayInfo(opts.ctx), clientModel: opts.clientModel, requestId: opts.requestId }),
-  jsonEncoder: (opts) => anthropicJsonEncode({ gatewayInfo: messagesGatewayInfo, ...opts }),
+  sseEncoder: (opts) => new AnthropicSseEncoder({ gateway: messagesGatewayInfo(opts.input), clientModel: opts.clientModel, requestId: opts.requestId }),
+  jsonEncoder: (input, opts) => anthropicJsonEncode(input, { gatewayInfo: messagesGatewayInfo, ...opts }),
   errorEnvelope: (err, requestId) => ({ status: anthropicStatus(err), body: anthropicErrorBody(err, requestId) }),
   rateLimitHeaders: {
     requestsLimit: 'anthropic-ratelimit-requests-limit',

@@ -2,23 +2,22 @@
 // model, finish_reason and usage with the billed cost (the pieces Responses shares are in lib/openai).
 // Only canonical fields are read, so events from any upstream dialect encode the same way.
 import type { JsonObject, StopReason, Usage } from '../../chunks.js';
-import type { RequestContext } from '../../context.js';
+import type { EncoderInput } from '../../encoder-input.js';
 import { unitsToUsd } from '../../pricing.js';
-import { costOfUsage } from '../../../stages/settle.js';
 import { chatReasoning } from './validate.js';
 
 // shared with the Responses encoder (lib/openai/client.ts), re-exported for this dialect's files
 export { chatGateway, mergeUsage, toolArguments } from '../../openai/client.js';
 
 /** The `model` a chat client sees: the catalog id of the model that served (decisions §2). */
-export function servedModel(ctx: RequestContext, upstreamModel: string): string {
-  return ctx.routed?.modelId ?? upstreamModel;
+export function servedModel(input: EncoderInput, upstreamModel: string): string {
+  return input.routed?.modelId ?? upstreamModel;
 }
 
 /** The caller asked for reasoning to be used but not returned (`reasoning.exclude`). */
-export function excludeReasoning(ctx: RequestContext): boolean {
-  const req = ctx.routed?.request;
-  return req !== undefined && req.source === 'openai-chat' && chatReasoning(req.body).exclude;
+export function excludeReasoning(input: EncoderInput): boolean {
+  const req = input.routed?.request;
+  return req !== undefined && req.source === 'openai-chat' && chatReasoning(req).exclude;
 }
 
 export function finishReason(stop: StopReason | null): string {
@@ -38,10 +37,10 @@ export function finishReason(stop: StopReason | null): string {
 /**
  * The chat `usage` object: `prompt_tokens` counts every input token (cached and written too),
  * `completion_tokens` includes reasoning; `cost` is what settle charges, in USD. Validated usage
- * (`ctx.usage`, kept by the integrity stage) wins over the usage seen in the events.
+ * (`usage`, from the integrity stage's notes) wins over the usage seen in the events.
  */
-export function chatUsage(ctx: RequestContext, seen: Usage): JsonObject {
-  const u = ctx.usage ?? seen;
+export function chatUsage(input: EncoderInput, seen: Usage): JsonObject {
+  const u = input.usage ?? seen;
   const prompt = u.input + u.cacheRead + u.cacheWrite;
   return {
     prompt_tokens: prompt,
@@ -49,6 +48,6 @@ export function chatUsage(ctx: RequestContext, seen: Usage): JsonObject {
     total_tokens: prompt + u.output,
     prompt_tokens_details: { cached_tokens: u.cacheRead },
     completion_tokens_details: { reasoning_tokens: u.reasoning },
-    cost: unitsToUsd(ctx.usage === null ? 0 : costOfUsage(ctx)),
+    cost: unitsToUsd(input.cost()),
   };
 }

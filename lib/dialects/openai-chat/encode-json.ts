@@ -7,7 +7,7 @@
 // upstream `error` event is thrown: nothing was written yet, the server answers with the error.
 import type { CanonicalEvent, CanonicalEventType, JsonObject, StopReason, Usage } from '../../chunks.js';
 import { emptyUsage } from '../../chunks.js';
-import type { RequestContext } from '../../context.js';
+import type { EncoderInput } from '../../encoder-input.js';
 import type { Stage } from '../../stage.js';
 import type { JsonEncodeOptions } from '../dialect.js';
 import { redactedDetail, thinkingDetail, type ReasoningDetail } from '../../translate/reasoning-details.js';
@@ -127,7 +127,7 @@ function message(c: Completion, exclude: boolean): object {
   };
 }
 
-export function chatJsonEncode(opts: JsonEncodeOptions = {}): Stage<CanonicalEvent, string> {
+export function chatJsonEncode(input: EncoderInput, opts: JsonEncodeOptions = {}): Stage<CanonicalEvent, string> {
   const c = new Completion();
   return {
     name: 'openai-chat-json-encode',
@@ -135,17 +135,17 @@ export function chatJsonEncode(opts: JsonEncodeOptions = {}): Stage<CanonicalEve
       (APPLY[ev.type] as (c: Completion, ev: CanonicalEvent) => void)(c, ev);
       return undefined;
     },
-    flush(ctx: RequestContext) {
+    flush() {
       if (!c.started) throw integrityError('the response has no message');
       if (!c.done) throw integrityError('the response ended before message_stop');
       const out = {
         id: c.id,
         object: 'chat.completion',
         created: Math.floor(Date.now() / 1000),
-        model: servedModel(ctx, c.model),
-        choices: [{ index: 0, message: message(c, excludeReasoning(ctx)), logprobs: null, finish_reason: finishReason(c.stop) }],
-        usage: chatUsage(ctx, c.seen),
-        gateway: opts.gatewayInfo?.(ctx) ?? chatGateway(ctx),
+        model: servedModel(input, c.model),
+        choices: [{ index: 0, message: message(c, excludeReasoning(input)), logprobs: null, finish_reason: finishReason(c.stop) }],
+        usage: chatUsage(input, c.seen),
+        gateway: opts.gatewayInfo?.(input) ?? chatGateway(input),
       };
       return [JSON.stringify(out)];
     },

@@ -16,7 +16,7 @@
 // the new value only.
 import type { CanonicalBlock, CanonicalEvent, CanonicalEventType, JsonObject, StopReason, Usage } from '../../chunks.js';
 import { emptyUsage } from '../../chunks.js';
-import type { RequestContext } from '../../context.js';
+import type { EncoderInput } from '../../encoder-input.js';
 import type { GatewayError } from '../../errors.js';
 import { openAiError } from '../../openai/errors.js';
 import { redactedDetail, thinkingDetail } from '../../translate/reasoning-details.js';
@@ -30,7 +30,7 @@ export interface ChatSseOptions {
   /** the gateway request id (the chunk id until the upstream message id is known) */
   requestId: string;
   /** read for the routing object, the served model, `reasoning.exclude`, validated usage and cost */
-  ctx: RequestContext;
+  input: EncoderInput;
 }
 
 type Block =
@@ -41,7 +41,7 @@ type Block =
 
 export class ChatSseEncoder {
   readonly keepalive = CHAT_KEEPALIVE;
-  private readonly ctx: RequestContext;
+  private readonly input: EncoderInput;
   private readonly exclude: boolean;
   private readonly created = Math.floor(Date.now() / 1000);
   /** `data: {"id":…,"object":…,"created":…,"model":…,` */
@@ -54,9 +54,9 @@ export class ChatSseEncoder {
   readonly seen: Usage = emptyUsage();
 
   constructor(opts: ChatSseOptions) {
-    this.ctx = opts.ctx;
-    this.exclude = excludeReasoning(opts.ctx);
-    this.head = this.envelope(`chatcmpl-${opts.requestId}`, opts.ctx.routed?.modelId ?? '');
+    this.input = opts.input;
+    this.exclude = excludeReasoning(opts.input);
+    this.head = this.envelope(`chatcmpl-${opts.requestId}`, opts.input.routed?.modelId ?? '');
   }
 
   encode(ev: CanonicalEvent): string {
@@ -81,9 +81,9 @@ export class ChatSseEncoder {
   }
 
   start(id: string, upstreamModel: string, usage: Usage): string {
-    this.head = this.envelope(id, servedModel(this.ctx, upstreamModel));
+    this.head = this.envelope(id, servedModel(this.input, upstreamModel));
     mergeUsage(this.seen, usage);
-    return this.chunk(FIRST_DELTA, 'null', `,"gateway":${JSON.stringify(chatGateway(this.ctx))}`);
+    return this.chunk(FIRST_DELTA, 'null', `,"gateway":${JSON.stringify(chatGateway(this.input))}`);
   }
 
   content(text: string): string {
@@ -144,8 +144,8 @@ export class ChatSseEncoder {
 
   end(): string {
     this.ended = true;
-    const usage = JSON.stringify(chatUsage(this.ctx, this.seen));
-    return `${this.head}"choices":[],"usage":${usage},"gateway":${JSON.stringify(chatGateway(this.ctx))}}\n\n${DONE}`;
+    const usage = JSON.stringify(chatUsage(this.input, this.seen));
+    return `${this.head}"choices":[],"usage":${usage},"gateway":${JSON.stringify(chatGateway(this.input))}}\n\n${DONE}`;
   }
 }
 

@@ -51,7 +51,7 @@ export function chatNative(routed: RoutedRequest, deployment: Deployment): Upstr
   if (routed.maxTokens !== null) body.max_completion_tokens = routed.maxTokens;
 
   // a model that does not reason rejects the parameter, even `none`
-  const effort = routed.modelReasoning ? chatReasoning(src).effort : undefined;
+  const effort = routed.modelReasoning ? chatReasoning(routed.request).effort : undefined;
   if (effort !== undefined) body.reasoning_effort = effort;
 
   if (req.stream) {

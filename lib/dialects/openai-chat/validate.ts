@@ -4,7 +4,7 @@
 // rejects unknown parameters too), GW_ERR_PARAM_UNSUPPORTED (`unsupported_parameter`) for the
 // parameters the spec refuses, GW_ERR_CALL_NAME_INVALID for a bad `metadata.call_name`.
 // The result is the CanonicalRequest whose `body` is the input object itself.
-import type { CanonicalRequest, JsonObject, JsonValue, RequestNeeds } from '../../chunks.js';
+import type { CanonicalRequest, JsonValue, RequestNeeds } from '../../chunks.js';
 import { invalid } from '../../errors.js';
 import { bool, int, isObject, kind, shorten, str } from '../../validate/checks.js';
 import { newChatScan, validateMessages } from './validate-messages.js';
@@ -46,17 +46,21 @@ const TOKENS_PER_IMAGE = 1600;
 const AUDIO_BYTES_PER_TOKEN = 100;
 const MAX_END_USER_ID = 512;
 
-/** Requests whose reasoning effort is the `gateway-auto` default (the body is left as sent). */
-const defaultedEffort = new WeakMap<JsonObject, ChatEffort>();
+declare module '../../chunks.js' {
+  interface ClientFindings {
+    /** Chat Completions: the `gateway-auto` default reasoning effort the validator gave (the body is left as sent) */
+    chatDefaultEffort?: ChatEffort;
+  }
+}
 
 /**
  * The request's reasoning settings, normalised: `reasoning` wins over `reasoning_effort`; the
- * `gateway-auto` default effort, when the validator applied it, is reported with `defaulted: true`.
- * Reads a validated body.
+ * `gateway-auto` default effort, when the validator applied it (its findings), is reported with
+ * `defaulted: true`. Reads a validated request.
  */
-export function chatReasoning(body: JsonObject): ChatReasoning {
-  const out = normalise(body);
-  const effort = defaultedEffort.get(body);
+export function chatReasoning(req: Pick<CanonicalRequest, 'body' | 'findings'>): ChatReasoning {
+  const out = normalise(req.body);
+  const effort = req.findings?.chatDefaultEffort;
   if (effort !== undefined && out.effort === undefined && out.maxTokens === undefined) {
     out.effort = effort;
     out.defaulted = true;
@@ -90,8 +94,9 @@ export function validateChatRequest(body: JsonValue, opts: ChatValidateOptions =
   const callName = given(body.metadata) ? validateMetadata(body.metadata) : undefined;
 
   const reasoning = validateReasoning(body, maxTokens);
+  let defaulted: ChatEffort | undefined;
   if (opts.defaultEffortOnAuto && (model === null || model === AUTO_MODEL) && reasoning.effort === undefined && reasoning.maxTokens === undefined) {
-    defaultedEffort.set(body, DEFAULT_AUTO_EFFORT);
+    defaulted = DEFAULT_AUTO_EFFORT;
     reasoning.effort = DEFAULT_AUTO_EFFORT;
   }
 
@@ -108,7 +113,7 @@ export function validateChatRequest(body: JsonValue, opts: ChatValidateOptions =
   if (callName !== undefined) labels.callName = callName;
   const endUserId = endUser(body.user) ?? endUser(body.safety_identifier);
   if (endUserId !== undefined) labels.endUserId = endUserId;
-  return {
+  const req: CanonicalRequest = {
     source: 'openai-chat',
     body,
     model,
@@ -125,6 +130,8 @@ export function validateChatRequest(body: JsonValue, opts: ChatValidateOptions =
     labels,
     forward: { betas: [], headers: {} },
   };
+  if (defaulted !== undefined) req.findings = { chatDefaultEffort: defaulted };
+  return req;
 }
 
 /** `user` / `safety_identifier` as an end-user label: a non-blank string of at most 512 characters. */

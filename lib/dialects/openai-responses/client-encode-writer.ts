@@ -3,10 +3,9 @@
 // events and holds the output items (client-encode-items.ts). Only canonical fields are read, so
 // events from any upstream encode the same way.
 import { emptyUsage, type CanonicalEvent, type JsonObject, type JsonValue, type StopReason, type Usage } from '../../chunks.js';
-import type { RequestContext } from '../../context.js';
+import type { EncoderInput } from '../../encoder-input.js';
 import type { GatewayError } from '../../errors.js';
 import { unitsToUsd } from '../../pricing.js';
-import { costOfUsage } from '../../../stages/settle.js';
 import { openAiError } from '../../openai/errors.js';
 import { chatGateway, mergeUsage } from '../../openai/client.js';
 import { OutputItems } from './client-encode-items.js';
@@ -17,9 +16,9 @@ const EMPTY_FACTS: ResponsesFacts = {
   functions: [], customTools: new Set(), clientTools: { shell: false, applyPatch: false }, webSearch: [],
 };
 
-function factsFor(ctx: RequestContext): ResponsesFacts {
-  const req = ctx.routed?.request;
-  return req !== undefined && req.source === 'openai-responses' ? responsesFacts(req.body) : EMPTY_FACTS;
+function factsFor(input: EncoderInput): ResponsesFacts {
+  const req = input.routed?.request;
+  return req !== undefined && req.source === 'openai-responses' ? responsesFacts(req) : EMPTY_FACTS;
 }
 
 /** `resp_…` from the request id (`req_<hex>`). */
@@ -28,7 +27,7 @@ function baseId(requestId: string): string {
 }
 
 export class ResponseWriter {
-  private readonly ctx: RequestContext;
+  private readonly input: EncoderInput;
   private readonly facts: ResponsesFacts;
   private readonly streaming: boolean;
   readonly id: string;
@@ -42,9 +41,9 @@ export class ResponseWriter {
   started = false;
   ended = false;
 
-  constructor(ctx: RequestContext, requestId: string, streaming: boolean) {
-    this.ctx = ctx;
-    this.facts = factsFor(ctx);
+  constructor(input: EncoderInput, requestId: string, streaming: boolean) {
+    this.input = input;
+    this.facts = factsFor(input);
     this.streaming = streaming;
     const base = baseId(requestId);
     this.id = `resp_${base}`;
@@ -64,12 +63,12 @@ export class ResponseWriter {
   }
 
   private model(): string {
-    return this.ctx.routed?.modelId ?? this.upstreamModel;
+    return this.input.routed?.modelId ?? this.upstreamModel;
   }
 
   /** The Response object. */
   response(status: string, usage: JsonValue, extra: { error?: JsonValue; incomplete?: JsonValue; gateway?: boolean } = {}): JsonObject {
-    const body = this.ctx.routed?.request.body ?? {};
+    const body = this.input.routed?.request.body ?? {};
     const text = body.text;
     const out: JsonObject = {
       id: this.id,
@@ -102,13 +101,13 @@ export class ResponseWriter {
   }
 
   private gateway(): JsonObject {
-    const out = chatGateway(this.ctx); // a fresh object
-    out.cost = unitsToUsd(this.ctx.usage === null ? 0 : costOfUsage(this.ctx));
+    const out = chatGateway(this.input); // a fresh object
+    out.cost = unitsToUsd(this.input.cost());
     return out;
   }
 
   usage(): JsonObject {
-    const u = this.ctx.usage ?? this.seen;
+    const u = this.input.usage ?? this.seen;
     const input = u.input + u.cacheRead + u.cacheWrite;
     return {
       input_tokens: input,

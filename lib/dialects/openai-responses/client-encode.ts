@@ -15,6 +15,7 @@
 //   `fail`, `response.failed` with `error: {code, message}` ends the stream.
 import type { CanonicalEvent } from '../../chunks.js';
 import type { GatewayError } from '../../errors.js';
+import type { EncoderInput } from '../../encoder-input.js';
 import type { Stage } from '../../stage.js';
 import type { JsonEncodeOptions, SseEncoderOptions } from '../dialect.js';
 import { integrityError } from '../../json/upstream.js';
@@ -28,7 +29,7 @@ export class ResponsesSseEncoder {
   private readonly writer: ResponseWriter;
 
   constructor(opts: SseEncoderOptions) {
-    this.writer = new ResponseWriter(opts.ctx, opts.requestId, true);
+    this.writer = new ResponseWriter(opts.input, opts.requestId, true);
   }
 
   encode(ev: CanonicalEvent): string {
@@ -45,16 +46,16 @@ export class ResponsesSseEncoder {
 }
 
 /** The non-streaming encoder (`jsonEncoder` of the dialect, ./index.ts). */
-export function responsesJsonEncode(_opts: JsonEncodeOptions = {}): Stage<CanonicalEvent, string> {
+export function responsesJsonEncode(input: EncoderInput, _opts: JsonEncodeOptions = {}): Stage<CanonicalEvent, string> {
   let writer: ResponseWriter | undefined;
   return {
     name: 'openai-responses-json-encode',
-    step(ev, ctx) {
-      (writer ??= new ResponseWriter(ctx, ctx.reqId, false)).apply(ev);
+    step(ev) {
+      (writer ??= new ResponseWriter(input, input.reqId, false)).apply(ev);
       return undefined;
     },
-    flush(ctx) {
-      const w = (writer ??= new ResponseWriter(ctx, ctx.reqId, false));
+    flush() {
+      const w = (writer ??= new ResponseWriter(input, input.reqId, false));
       if (!w.started) throw integrityError('the response has no message');
       if (!w.ended) throw integrityError('the response ended before it was complete');
       return [JSON.stringify(w.final())];

@@ -63,14 +63,16 @@ export interface ResponsesFacts {
   webSearch: JsonObject[];
 }
 
-const factsOf = new WeakMap<JsonObject, ResponsesFacts>();
+declare module '../../chunks.js' {
+  interface ClientFindings {
+    /** Responses: the facts of the validated body */
+    responses?: ResponsesFacts;
+  }
+}
 
-/** Facts of a validated body (validates it first when it was not validated through here). */
-export function responsesFacts(body: JsonObject): ResponsesFacts {
-  const known = factsOf.get(body);
-  if (known !== undefined) return known;
-  validateResponsesRequest(body);
-  return factsOf.get(body)!;
+/** Facts of a validated request (its findings; a request built elsewhere has its body validated first). */
+export function responsesFacts(req: Pick<CanonicalRequest, 'body' | 'findings'>): ResponsesFacts {
+  return req.findings?.responses ?? validateResponsesRequest(req.body).findings!.responses!;
 }
 
 export interface ResponsesValidateOptions {
@@ -125,14 +127,14 @@ export function validateResponsesRequest(body: JsonValue, opts: ResponsesValidat
     effort = DEFAULT_AUTO_EFFORT;
     effortDefaulted = true;
   }
-  factsOf.set(body, {
+  const facts: ResponsesFacts = {
     effort,
     effortDefaulted,
     reasoningGiven: given(body.reasoning),
     summary: reasoning.summary,
     includeEncrypted: include.includes(ENCRYPTED_INCLUDE),
     ...tools,
-  });
+  };
 
   const modalities = new Set<'text' | 'image' | 'audio'>(['text']);
   if (scan.images > 0) modalities.add('image');
@@ -155,6 +157,7 @@ export function validateResponsesRequest(body: JsonValue, opts: ResponsesValidat
     hostedToolUses: tools.webSearch.length > 0 ? maxToolCalls : 0,
     labels,
     forward: sessionId === undefined ? { betas: [], headers: {} } : { betas: [], headers: {}, sessionId },
+    findings: { responses: facts },
   };
 }
 

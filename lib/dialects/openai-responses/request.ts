@@ -34,7 +34,7 @@ const NATIVE_DROPPED = [
 export function responsesNative(routed: RoutedRequest, deployment: Deployment): UpstreamCall {
   const req = routed.request;
   const src = req.body;
-  const facts = responsesFacts(src);
+  const facts = responsesFacts(req);
   const out: JsonObject = copyWith(src, 'model', deployment.upstreamModel);
   for (const key of NATIVE_DROPPED) delete out[key];
   for (const key in out) if (out[key] === null) delete out[key];

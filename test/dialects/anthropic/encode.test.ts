@@ -7,6 +7,7 @@ import type { CanonicalEvent, JsonObject } from '../../../lib/chunks.js';
 import { anthropicJsonEncode } from '../../../lib/dialects/anthropic/encode-json.js';
 import { createError } from '../../../lib/errors.js';
 import { offlineContext } from '../../../lib/offline-context.js';
+import { EncoderState } from '../../../lib/encoder-input.js';
 import { sseEncode } from '../../../stages/sse-encode.js';
 import { fixture } from '../../helpers/paths.js';
 import { accumulate, decode, encodeJson, encodeSse, frames, runSync } from '../../helpers/replay.js';
@@ -61,7 +62,7 @@ t.test('private envelope fields are removed, content is untouched', async (t) =>
   t.equal(sse[1]!.data, JSON.stringify({ type: 'content_block_start', index: 0, content_block: tool }), 'cost inside tool input kept byte for byte');
   t.same(JSON.parse(sse[3]!.data).usage, { output_tokens: 9 }, 'message_delta usage.cost removed');
   const ctx = offlineContext();
-  const [json] = runSync<string>([anthropicJsonEncode({ clientModel: 'client-model', gatewayInfo: () => ({ routed: false }) })], events, ctx);
+  const [json] = runSync<string>([anthropicJsonEncode(new EncoderState(ctx.reqId, undefined), { clientModel: 'client-model', gatewayInfo: () => ({ routed: false }) })], events, ctx);
   const out = JSON.parse(json!) as Obj;
   t.same(out, { id: 'msg_1', type: 'message', role: 'assistant', model: 'client-model', content: [tool], stop_reason: 'tool_use', stop_sequence: null, usage: { input_tokens: 3, output_tokens: 9 }, gateway: { routed: false } });
 });
@@ -71,7 +72,7 @@ t.test('fail() and the keep-alive frame', async (t) => {
   const stage = sseEncode();
   const err = createError('GW_ERR_INTEGRITY', 'tool input of block 0 is not valid JSON');
   t.same([...stage.fail!(err, ctx)], [`event: error\ndata: ${JSON.stringify({ type: 'error', error: { type: 'api_error', message: err.message }, request_id: 'req_abc' })}\n\n`]);
-  t.equal(ctx.keepalive, 'event: ping\ndata: {"type": "ping"}\n\n');
+  t.equal(stage.keepalive, 'event: ping\ndata: {"type": "ping"}\n\n');
   const events: CanonicalEvent[] = [{ type: 'error', error: err }];
   t.equal(runSync<string>([sseEncode()], events, ctx).join(''), [...stage.fail!(err, ctx)].join(''), 'an error event is the same frame');
   const translated: JsonObject = JSON.parse(frames(runSync<string>([sseEncode({ clientModel: 'c' })], [{ type: 'message-delta', stop: { kind: 'other', value: 'model_context_window_exceeded' }, usage: { output: 3 } }], ctx).join(''))[0]!.data) as JsonObject;

@@ -81,7 +81,7 @@ for (const name of files) {
     const reasoning = ((want.usage.completion_tokens_details as Obj | undefined)?.reasoning_tokens as number | undefined) ?? 0;
     const usage: Usage = { input: prompt - cached, output: want.usage.completion_tokens as number, cacheRead: cached, cacheWrite: 0, reasoning, webSearches: 0 };
     t.same(got.usage, usage, 'message-delta usage');
-    t.same(ctx.usage, usage, 'integrity kept the validated usage');
+    t.same(ctx.input.usage, usage, 'integrity output the validated usage as a note');
 
     const start = events[0]!;
     t.equal(start.type, 'message-start');

@@ -12,7 +12,6 @@ import { chatJsonEncode } from '../../../lib/dialects/openai-chat/encode-json.js
 import { ChatSseEncoder, CHAT_KEEPALIVE } from '../../../lib/dialects/openai-chat/encode-sse.js';
 import { createError } from '../../../lib/errors.js';
 import { unitsToUsd } from '../../../lib/pricing.js';
-import { costOfUsage } from '../../../stages/settle.js';
 import { fixture } from '../../helpers/paths.js';
 import { accumulate, frames } from '../../helpers/replay.js';
 import { accumulateChat, CHAT_MODEL, chatContext, dataFrames, decodeWith, encodeChatJson, encodeChatSse, type Accumulated } from './harness.js';
@@ -63,7 +62,7 @@ for (const name of list(CHAT_DIR)) {
       const message = (body.choices as Obj[])[0]!.message as Obj;
       want = { text: m.content + String(message.refusal ?? ''), tools: m.toolCalls, finish: m.finishReason!, usage: body.usage as Obj };
     }
-    const cost = unitsToUsd(costOfUsage(ctx));
+    const cost = unitsToUsd(ctx.input.cost());
     t.ok(cost > 0, `a cost is reported: ${cost}`);
     const usage = {
       prompt: want.usage.prompt_tokens as number,
@@ -122,7 +121,7 @@ for (const name of list(ANTHROPIC_DIR)) {
 
     const ctx = chatContext({ modelId: 'anthropic/claude-opus-5' });
     const events = decodeWith([Buffer.from(raw)], 'anthropic', ctx);
-    const cost = unitsToUsd(costOfUsage(ctx));
+    const cost = unitsToUsd(ctx.input.cost());
     const usage = { prompt: (u.input_tokens as number) + cacheRead + cacheWrite, completion: u.output_tokens as number, cached: cacheRead, reasoning: 0 };
 
     const got = accumulateChat(encodeChatSse(events, ctx));
@@ -171,7 +170,7 @@ function events(): CanonicalEvent[] {
 
 t.test('the chunks, exactly', async (t) => {
   const ctx = chatContext({ routed: true });
-  ctx.usage = { input: 3, output: 9, cacheRead: 2, cacheWrite: 1, reasoning: 0, webSearches: 0 };
+  ctx.input.usage = { input: 3, output: 9, cacheRead: 2, cacheWrite: 1, reasoning: 0, webSearches: 0 };
   const sse = encodeChatSse(events(), ctx);
   const chunks = dataFrames(sse);
   t.equal(chunks.at(-1), '[DONE]');
@@ -194,7 +193,7 @@ t.test('the chunks, exactly', async (t) => {
     {
       ...env,
       choices: [],
-      usage: { prompt_tokens: 6, completion_tokens: 9, total_tokens: 15, prompt_tokens_details: { cached_tokens: 2 }, completion_tokens_details: { reasoning_tokens: 0 }, cost: unitsToUsd(costOfUsage(ctx)) },
+      usage: { prompt_tokens: 6, completion_tokens: 9, total_tokens: 15, prompt_tokens_details: { cached_tokens: 2 }, completion_tokens_details: { reasoning_tokens: 0 }, cost: unitsToUsd(ctx.input.cost()) },
       gateway,
     },
   ]);
@@ -224,7 +223,7 @@ t.test('the chunks, exactly', async (t) => {
 
 t.test('a capped ceiling is reported in the gateway object', async (t) => {
   const ctx = chatContext();
-  ctx.routed!.maxTokensCappedTo = 128000;
+  ctx.input.routed!.maxTokensCappedTo = 128000;
   const got = accumulateChat(encodeChatSse(events(), ctx));
   t.same(got.gateway, [0, 1].map(() => ({ routed: false, routed_model: null, routing_latency_ms: null, max_tokens_capped_to: 128000 })));
   t.same(encodeChatJson(events(), ctx).gateway, got.gateway[0]);
@@ -251,7 +250,7 @@ t.test('without validated usage: usage from the events, no cost; no routing: mod
 t.test('errors after output began, and the keep-alive frame', async (t) => {
   const ctx = chatContext();
   // the registry shapes (lib/dialects/encoders.ts): a type error here means the registry lines no longer fit
-  const enc: SseEncoder = new ChatSseEncoder({ requestId: ctx.reqId, ctx });
+  const enc: SseEncoder = new ChatSseEncoder({ requestId: ctx.reqId, input: ctx.input });
   const factory: JsonEncoderFactory = chatJsonEncode;
   t.equal(typeof factory, 'function');
   t.equal(enc.keepalive, ': keep-alive\n\n');
@@ -268,7 +267,7 @@ t.test('errors after output began, and the keep-alive frame', async (t) => {
   t.same(last.error, { code: 'internal_error', message: err.message });
   t.equal(accumulateChat(sse).content, 'par');
 
-  const enc2 = new ChatSseEncoder({ requestId: 'req_z', ctx });
+  const enc2 = new ChatSseEncoder({ requestId: 'req_z', input: ctx.input });
   const upstream = createError('GW_ERR_UPSTREAM_OVERLOADED', 'Overloaded');
   const out = dataFrames(enc2.encode({ type: 'error', error: upstream }));
   t.same((JSON.parse(out[0]!) as Obj).error, { code: 'provider_unavailable', message: 'Overloaded' }, 'an error event before any output is the same frame');

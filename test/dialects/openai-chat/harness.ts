@@ -11,6 +11,8 @@ import { ChatSseEncoder } from '../../../lib/dialects/openai-chat/encode-sse.js'
 import { chatDecoder } from '../../../lib/dialects/openai-chat/events.js';
 import { validateChatRequest } from '../../../lib/dialects/openai-chat/validate.js';
 import { offlineContext } from '../../../lib/offline-context.js';
+import { EncoderState } from '../../../lib/encoder-input.js';
+import type { ChainNote } from '../../../lib/notes.js';
 import { integrity } from '../../../stages/integrity.js';
 import { providerDecode } from '../../../stages/provider-decode.js';
 import { sseDecode } from '../../../stages/sse-decode.js';
@@ -42,16 +44,20 @@ export interface CtxOptions {
   modelId?: string;
   routed?: boolean;
   body?: JsonObject;
-  /** no ctx.routed at all */
+  /** no routed request at all */
   unrouted?: boolean;
 }
 
-/** An offline context with the test catalog (costOfUsage needs it) and a routed chat request. */
-export function chatContext(opts: CtxOptions = {}): RequestContext {
-  const ctx: RequestContext = {
+/** A request context, and what its encoders read (the routed request, the usage notes integrity output). */
+export type ChatTestContext = RequestContext & { readonly input: EncoderState };
+
+/** An offline context with the test catalog (the cost needs it) and a routed chat request. */
+export function chatContext(opts: CtxOptions = {}): ChatTestContext {
+  const base: RequestContext = {
     ...offlineContext({ reqId: 'req_chat', dialect: 'openai-chat', endpoint: 'chat.completions', path: '/v1/chat/completions' }),
     services,
   };
+  const ctx: ChatTestContext = { ...base, input: new EncoderState(base.reqId, services.catalog) };
   if (opts.unrouted) return ctx;
   const body = opts.body ?? { model: opts.routed ? 'gateway-auto' : CHAT_MODEL, messages: [{ role: 'user', content: 'hi' }], stream: true };
   const request = validateChatRequest(body, { defaultEffortOnAuto: true });
@@ -67,24 +73,27 @@ export function chatContext(opts: CtxOptions = {}): RequestContext {
     maxTokensCappedTo: null,
     thinkingBudget: request.thinkingBudget ?? null,
   };
-  ctx.routed = routed;
+  ctx.input.routed = routed;
   return ctx;
 }
 
-/** sse-decode → provider-decode → integrity over the chunks, in `ctx` (which receives the validated usage). */
-export function decodeWith(chunks: Buffer[], from: DialectName, ctx: RequestContext): CanonicalEvent[] {
-  return runSync<CanonicalEvent>([sseDecode(), providerDecode({ dialect: () => from }), integrity()], chunks, ctx);
+/** sse-decode → provider-decode → integrity over the chunks; the usage notes go to `ctx.input`, as the encode stage's. */
+export function decodeWith(chunks: Buffer[], from: DialectName, ctx: ChatTestContext): CanonicalEvent[] {
+  const notes: ChainNote[] = [];
+  const events = runSync<CanonicalEvent>([sseDecode(), providerDecode({ dialect: () => from }), integrity()], chunks, ctx, notes);
+  for (const n of notes) ctx.input.note(n);
+  return events;
 }
 
-export function encodeChatSse(events: CanonicalEvent[], ctx: RequestContext): string {
-  const enc = new ChatSseEncoder({ requestId: ctx.reqId, ctx });
+export function encodeChatSse(events: CanonicalEvent[], ctx: ChatTestContext): string {
+  const enc = new ChatSseEncoder({ requestId: ctx.reqId, input: ctx.input });
   let out = '';
   for (const ev of events) out += enc.encode(ev);
   return out;
 }
 
-export function encodeChatJson(events: CanonicalEvent[], ctx: RequestContext): JsonObject {
-  const out = runSync<string>([chatJsonEncode()], events, ctx);
+export function encodeChatJson(events: CanonicalEvent[], ctx: ChatTestContext): JsonObject {
+  const out = runSync<string>([chatJsonEncode(ctx.input)], events, ctx);
   if (out.length !== 1) throw new Error(`expected one body, got ${out.length}`);
   return JSON.parse(out[0]!) as JsonObject;
 }

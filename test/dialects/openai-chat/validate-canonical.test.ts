@@ -56,7 +56,7 @@ t.test('inputTokenBound over-estimates text', async (t) => {
 t.test('reasoning normalisation and the gateway-auto default', async (t) => {
   const r = (body: JsonObject, opts = {}) => {
     const req = validateChatRequest(body, opts);
-    return { needs: req.needs.reasoning, budget: req.thinkingBudget, reasoning: chatReasoning(req.body) };
+    return { needs: req.needs.reasoning, budget: req.thinkingBudget, reasoning: chatReasoning(req) };
   };
   t.same(r({ ...base(), reasoning_effort: 'low' }), { needs: true, budget: null, reasoning: { effort: 'low', exclude: false } });
   t.same(r({ ...base(), reasoning_effort: 'low', reasoning: { effort: 'high', exclude: true } }), { needs: true, budget: null, reasoning: { effort: 'high', exclude: true } }, 'reasoning wins');

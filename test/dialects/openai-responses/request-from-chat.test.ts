@@ -10,8 +10,11 @@ import { chat, routedFor, thrown, type RouteOptions } from '../translate/harness
 import { RESPONSES_DEPLOYMENT } from './harness.js';
 
 function call(body: JsonObject, opts: RouteOptions = {}): UpstreamCall {
-  validateChatRequest(body, { defaultEffortOnAuto: opts.routed === true });
-  return chatToResponses(routedFor('openai-chat', body, { modelId: 'openai/gpt-5', ...opts }), RESPONSES_DEPLOYMENT);
+  const validated = validateChatRequest(body, { defaultEffortOnAuto: opts.routed === true });
+  const routed = routedFor('openai-chat', body, { modelId: 'openai/gpt-5', ...opts });
+  // what the validator found travels with the request
+  if (validated.findings !== undefined) routed.request.findings = validated.findings;
+  return chatToResponses(routed, RESPONSES_DEPLOYMENT);
 }
 const toResponses = (body: JsonObject, opts: RouteOptions = {}): JsonObject => JSON.parse(call(body, opts).body) as JsonObject;
 const TOOL = { type: 'function', function: { name: 'get_weather', description: 'Weather', parameters: { type: 'object', properties: {} } } };

@@ -78,13 +78,16 @@ export function toChat(body: JsonObject, opts: RouteOptions = {}): JsonObject {
  * upstream Messages call; its body must pass the Messages validator (no betas).
  */
 export function messagesCall(body: JsonObject, opts: RouteOptions = {}): UpstreamCall {
-  validateChatRequest(body, { defaultEffortOnAuto: opts.routed === true });
-  return rawMessagesCall(body, opts);
+  const validated = validateChatRequest(body, { defaultEffortOnAuto: opts.routed === true });
+  return rawMessagesCall(body, opts, validated.findings);
 }
 
 /** The same without validating the input: for the translator's own checks behind the validator. */
-export function rawMessagesCall(body: JsonObject, opts: RouteOptions = {}): UpstreamCall {
-  const call = chatToAnthropic(routedFor('openai-chat', body, opts), MESSAGES_DEPLOYMENT);
+export function rawMessagesCall(body: JsonObject, opts: RouteOptions = {}, findings?: CanonicalRequest['findings']): UpstreamCall {
+  const routed = routedFor('openai-chat', body, opts);
+  // what the validator found travels with the request
+  if (findings !== undefined) routed.request.findings = findings;
+  const call = chatToAnthropic(routed, MESSAGES_DEPLOYMENT);
   validMessages(JSON.parse(call.body) as JsonValue, []);
   return call;
 }

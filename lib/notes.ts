@@ -1,0 +1,80 @@
+// What one stage learns and a later one needs travels down the chain as a typed note: an item of the
+// stage's output, tagged by `note`, next to its ordinary values (as undici hands each dispatch
+// handler its callbacks' arguments). The runner (lib/stage.ts) hands a note to the `note` hook of
+// every later stage and then to the response writer (lib/request-io.ts); a stage's `step` never
+// sees one. A few notes per request, never one per chunk:
+//
+//   routed    route          the routed request            → encoders (model, stream), settle
+//   reserved  reserve-credits the credit hold              → settle (ends it exactly once)
+//   headers   reserve-credits rate-limit headers; dispatch the upstream's request id → response writer
+//   upstream  dispatch       which deployment answered, how, and when → decoders, integrity, settle
+//   usage     integrity      validated usage so far        → encoders (cost), settle (charge)
+//   head      encoder        status, content headers, whole-document, keep-alive → response writer
+import type { RoutedRequest, Usage } from './chunks.js';
+import type { UpstreamTiming } from './request-log.js';
+import type { Reservation } from './store/types.js';
+
+/** The deployment whose answer the client gets (dispatch, once it answered 2xx). */
+export interface Upstream {
+  readonly id: string;
+  readonly protocol: 'anthropic' | 'openai';
+  readonly api: 'messages' | 'chat' | 'responses' | 'transcriptions';
+  readonly upstreamModel: string;
+  readonly requestId?: string;
+  /** the upstream answered with SSE (else one JSON body) */
+  readonly stream: boolean;
+  /** when the call was sent, answered and ended: dispatch fills in `endedAt` when the body ends */
+  readonly timing: UpstreamTiming;
+}
+
+export interface RoutedNote {
+  readonly note: 'routed';
+  readonly routed: RoutedRequest;
+}
+
+export interface ReservedNote {
+  readonly note: 'reserved';
+  readonly reservation: Reservation;
+}
+
+/** Response headers a stage contributes (the response writer alone writes the head). */
+export interface HeadersNote {
+  readonly note: 'headers';
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+/** A deployment answered (`upstream`), or the one that had answered was lost before its first byte (null). */
+export interface UpstreamNote {
+  readonly note: 'upstream';
+  readonly upstream: Upstream | null;
+}
+
+/** The validated usage so far (cumulative: each note replaces the one before). */
+export interface UsageNote {
+  readonly note: 'usage';
+  readonly usage: Usage;
+}
+
+/** The client encoder's response head: the writer sends it before the first byte. */
+export interface HeadNote {
+  readonly note: 'head';
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  /** one document (a non-streaming body): held and sent at the end with its `content-length` */
+  readonly whole: boolean;
+  /** the frame written during provider silence, or null for none */
+  readonly keepalive: string | null;
+}
+
+export type ChainNote = RoutedNote | ReservedNote | HeadersNote | UpstreamNote | UsageNote | HeadNote;
+
+/** How a request ended, as the client saw it: what settle records and logs. */
+export interface Outcome {
+  readonly status: number;
+  readonly errorCode?: string;
+}
+
+/** Whether a chain item is a note (strings and Buffers are not; events and requests have no `note`). */
+export function isNote(item: unknown): item is ChainNote {
+  return typeof item === 'object' && item !== null && (item as { note?: unknown }).note !== undefined;
+}

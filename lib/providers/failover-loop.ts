@@ -1,0 +1,189 @@
+// The one failover loop every dispatcher (text generation: stages/dispatch.ts; transcriptions:
+// stages/transcribe-dispatch.ts) runs: the deployments in order, each attempt numbered and, under
+// --record, tapped; a connection failure or timeout, or a 408/409/429/5xx answer, moves on to the
+// next deployment; any other error answer is final (lib/providers/failover.ts decides which error
+// the client sees). The first 2xx answer goes out as an `upstream` note (which deployment, how, and
+// when) and then its body: streamed chunk by chunk from this one generator (the hot path: no extra
+// hop per chunk), or read whole by the caller's `answer`. If the body is lost before anything of it
+// was handed on, an `upstream: null` note takes the answer back and the next deployment is tried.
+// The upstream's request id goes out as a `headers` note where the client's dialect shows it.
+import type { Deployment, RoutedRequest } from '../chunks.js';
+import type { RequestContext } from '../context.js';
+import { dialects } from '../dialects/index.js';
+import { GatewayError } from '../errors.js';
+import { errors } from '../errors/index.js';
+import type { HeadersNote, Upstream, UpstreamNote } from '../notes.js';
+import type { UpstreamTiming } from '../request-log.js';
+import { errorCode, finalUpstreamError, header, isRetryableStatus, transportFailure, upstreamError, type Failure } from './failover.js';
+import type { ProviderHandle, ProviderPool } from './pool.js';
+import type { UpstreamResponse } from './upstream-call.js';
+
+const MAX_ERROR_BODY = 64 * 1024;
+
+/** Thrown by `answer` when the body was lost before anything was handed on: try the next deployment. */
+export class TryNext extends Error {
+  constructor(readonly failure: unknown) {
+    super('the answer was lost before anything was handed on');
+  }
+}
+
+/** One attempt, ready to go: send it (the request is encoded for its deployment). */
+export type Send = (signal: AbortSignal) => Promise<UpstreamResponse>;
+
+export interface FailoverCall<O> {
+  /** the request for one deployment; undefined when this deployment cannot serve it (skipped) */
+  prepare(deployment: Deployment, handle: ProviderHandle, pool: ProviderPool): Send | undefined;
+  /** whether a 2xx answer is an event stream (else one JSON body) */
+  streams(res: UpstreamResponse): boolean;
+  /**
+   * A 2xx answer read whole: what it becomes (throw `TryNext` when its body was lost). Without it,
+   * the body's chunks are handed on as they come.
+   */
+  answer?(res: UpstreamResponse, upstream: Upstream): Promise<readonly O[]>;
+  /** every deployment failed, or none could be tried */
+  exhausted(failures: readonly Failure[]): GatewayError;
+}
+
+/**
+ * A Messages client sees the id of the Anthropic upstream whose answer (or canonical error) it gets
+ * in `request-id`, and the gateway's own id in `x-gateway-request-id`: the headers note that says
+ * so, or null when the client sees the gateway's id.
+ */
+export function upstreamIdHeaders(ctx: RequestContext, protocol: Deployment['protocol'], requestId: string | undefined): HeadersNote | null {
+  const rule = dialects[ctx.dialect].requestId;
+  if (requestId === undefined || rule.upstreamProtocol !== protocol || requestId === ctx.reqId) return null;
+  return { note: 'headers', headers: { [rule.header]: requestId, 'x-gateway-request-id': ctx.reqId } };
+}
+
+async function readLimited(body: AsyncIterable<Buffer>): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    if (size < MAX_ERROR_BODY) chunks.push(chunk);
+    size += chunk.length;
+  }
+  return Buffer.concat(chunks).toString('utf8').slice(0, MAX_ERROR_BODY);
+}
+
+function aborted(ctx: RequestContext, err: unknown): GatewayError {
+  return GatewayError.from(ctx.signal.reason ?? err);
+}
+
+/** A streamed body that failed: lost before any chunk went on (`TryNext`), idle, or cut mid-response. */
+function bodyFailure(ctx: RequestContext, deployment: Deployment, err: unknown, handedOn: boolean): unknown {
+  if (ctx.signal.aborted) return aborted(ctx, err);
+  const code = errorCode(err);
+  if (code === 'UND_ERR_BODY_TIMEOUT') return errors.streamIdle(deployment.providerId);
+  if (!handedOn) return new TryNext(err);
+  return errors.connectionLost(deployment.providerId, code, err);
+}
+
+export async function* failover<O>(ctx: RequestContext, routed: RoutedRequest, call: FailoverCall<O>): AsyncGenerator<O | Buffer | UpstreamNote | HeadersNote> {
+  const pool = ctx.services.providers;
+  const recorder = ctx.services.recorder;
+  /** an answer read whole counts a silent body as a timeout */
+  const whole = call.answer !== undefined;
+  const failures: Failure[] = [];
+  let attempt = 0;
+  /** the upstream request id the client was shown (a recording notes it) */
+  let shownId: string | undefined;
+  for (const deployment of routed.deployments) {
+    const handle = pool.get(deployment.providerId);
+    const send = call.prepare(deployment, handle, pool);
+    if (send === undefined) continue;
+    attempt++; // numbers every try, so a recording's number says which deployment answered
+    let res: UpstreamResponse;
+    const sentAt = Date.now();
+    try {
+      res = await send(ctx.signal);
+    } catch (err) {
+      if (ctx.signal.aborted) throw aborted(ctx, err);
+      failures.push(transportFailure(err, deployment, whole));
+      ctx.log.warn({ provider: deployment.providerId, err: errorCode(err) }, 'upstream call failed; trying the next deployment');
+      continue;
+    }
+    if (recorder !== undefined) res = recorder.tap(res, ctx, deployment, attempt, routed, () => shownId ?? ctx.reqId);
+    const requestId = header(res.headers, handle.transport.requestIdHeader);
+    if (res.statusCode < 200 || res.statusCode >= 300) {
+      let text: string;
+      try {
+        text = await readLimited(res.body);
+      } catch (err) {
+        if (ctx.signal.aborted) throw aborted(ctx, err);
+        failures.push(transportFailure(err, deployment, whole));
+        ctx.log.warn({ provider: deployment.providerId, err: errorCode(err) }, 'upstream answer failed; trying the next deployment');
+        continue;
+      }
+      const upstream = upstreamError(deployment, handle.transport, res.statusCode, res.headers, text);
+      if (isRetryableStatus(res.statusCode)) {
+        failures.push({ deployment, kind: 'http', upstream, detail: `${deployment.providerId}: HTTP ${res.statusCode}` });
+        ctx.log.warn({ provider: deployment.providerId, status: res.statusCode }, 'upstream error; trying the next deployment');
+        continue;
+      }
+      const error = finalUpstreamError(deployment, upstream);
+      const shown = error.upstream !== undefined ? upstreamIdHeaders(ctx, deployment.protocol, requestId) : null;
+      if (shown !== null) {
+        shownId = requestId;
+        yield shown;
+      }
+      throw error;
+    }
+    const timing: UpstreamTiming = { sentAt, headersAt: Date.now() };
+    const answered: Upstream = {
+      id: deployment.providerId,
+      protocol: deployment.protocol,
+      api: deployment.api,
+      upstreamModel: deployment.upstreamModel,
+      stream: call.streams(res),
+      ...(requestId !== undefined ? { requestId } : {}),
+      timing,
+    };
+    yield { note: 'upstream', upstream: answered };
+    const shown = upstreamIdHeaders(ctx, deployment.protocol, requestId);
+    if (shown !== null) {
+      shownId = requestId;
+      yield shown;
+    }
+    let lost: TryNext | undefined;
+    if (call.answer !== undefined) {
+      let outputs: readonly O[] | undefined;
+      try {
+        outputs = await call.answer(res, answered);
+      } catch (err) {
+        if (ctx.signal.aborted) throw aborted(ctx, err);
+        if (!(err instanceof TryNext)) throw err;
+        lost = err;
+      } finally {
+        timing.endedAt ??= Date.now();
+      }
+      if (outputs !== undefined) {
+        yield* outputs;
+        return;
+      }
+    } else {
+      let handedOn = false;
+      try {
+        for await (const chunk of res.body) {
+          handedOn = true;
+          yield chunk;
+        }
+        timing.endedAt = Date.now();
+        return;
+      } catch (err) {
+        timing.endedAt = Date.now();
+        const failure = bodyFailure(ctx, deployment, err, handedOn);
+        if (!(failure instanceof TryNext)) throw failure;
+        lost = failure;
+      }
+    }
+    failures.push(transportFailure(lost!.failure, deployment, whole));
+    ctx.log.warn({ provider: deployment.providerId, err: errorCode(lost!.failure) }, 'upstream answer failed; trying the next deployment');
+    yield { note: 'upstream', upstream: null }; // nothing of it reached anyone: no provider work
+    continue;
+  }
+  const error = call.exhausted(failures);
+  // the last failure's own error is what the client gets: show its request id
+  const shown = error.upstream !== undefined ? upstreamIdHeaders(ctx, failures[failures.length - 1]!.deployment.protocol, error.upstream.requestId) : null;
+  if (shown !== null) yield shown;
+  throw error;
+}
