@@ -9,6 +9,9 @@ import { runStage, type Stage, type Values } from '../../lib/stage.js';
 import type { RequestContext } from '../../lib/context.js';
 import { chunk, seedOf } from '../helpers/replay.js';
 import { fixture } from '../helpers/paths.js';
+import { makeContext, type ContextOptions } from '../helpers/context.js';
+import type { CanonicalRequest, DialectName, JsonValue } from '../../lib/chunks.js';
+import { dialectFor } from '../../lib/dialects/index.js';
 
 export interface Run<O> {
   values: Values<O>[];
@@ -91,4 +94,15 @@ export function recorded(dir: string, ext: '.sse' | '.json'): { name: string; by
 /** The same items, one by one, from an async source (as a request body or an upstream arrives). */
 export async function* source<T>(items: Iterable<T>): AsyncGenerator<T> {
   yield* items;
+}
+
+/** A context for `dialect` that passed the header hook (Messages clients: their validated `anthropic-*` headers). */
+export function clientContext(dialect: DialectName, opts: ContextOptions = {}): RequestContext {
+  const ctx = makeContext({ dialect, ...opts });
+  return { ...ctx, anthropic: dialect === 'anthropic' ? { version: '2023-06-01', betas: [], sessionId: undefined, forward: {} } : null };
+}
+
+/** A client's JSON request body, validated as its dialect's endpoint does. */
+export function clientRequest(ctx: RequestContext, body: JsonValue): CanonicalRequest {
+  return dialectFor(ctx.dialect).validate!(body, ctx, undefined);
 }
