@@ -42,20 +42,20 @@ t.test('route refusals: the field path, the model', async (t) => {
   t.match(unknown.error, { status: 400, param: 'model' });
 });
 
-t.test('encode: the head note (type and length), then the json body with usage and cost, or the text alone', async (t) => {
+t.test('encode: the head note (type and length in bytes), then the json body with usage and cost, or the text alone', async (t) => {
   const { job, notes } = await plan([form({ model: 'openai/whisper-minute' })]);
-  const result: TranscriptionResult = { job: job!, text: 'Hello there.', seconds: 1.5, billedSeconds: 1.5 };
+  const result: TranscriptionResult = { job: job!, text: 'Grüße ✓', seconds: 1.5, billedSeconds: 1.5 };
   const usage: ChainNote = { note: 'usage', usage: { input: 10, output: 4, cacheRead: 0, cacheWrite: 0, reasoning: 0, webSearches: 0 } };
   const ctx = setup.contextFor();
   const json = await run(encodeTranscriptionResponse()(ctx), [...notes, usage, result], ctx);
   t.match(json.notes.at(-1), { note: 'head', status: 200, whole: false, headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(json.values[0]!)) } });
   // 1.5 s at $0.006 a minute
-  t.same(JSON.parse(json.values[0]!), { text: 'Hello there.', usage: { seconds: 1.5, total_tokens: 14, input_tokens: 10, output_tokens: 4, cost: 0.00015 } });
+  t.same(JSON.parse(json.values[0]!), { text: 'Grüße ✓', usage: { seconds: 1.5, total_tokens: 14, input_tokens: 10, output_tokens: 4, cost: 0.00015 } });
 
   const textJob = { ...job!, fields: { ...job!.fields, responseFormat: 'text' as const } };
   const text = await run(encodeTranscriptionResponse()(ctx), [{ ...result, job: textJob }], ctx);
-  t.same(text.values, ['Hello there.']);
-  t.match(text.notes, [{ note: 'head', headers: { 'content-type': 'text/plain; charset=utf-8', 'content-length': '12' } }]);
+  t.same(text.values, ['Grüße ✓']);
+  t.match(text.notes, [{ note: 'head', headers: { 'content-type': 'text/plain; charset=utf-8', 'content-length': '11' } }]);
   const unrouted = await run(encodeTranscriptionResponse()(ctx), [result], ctx);
   t.match(JSON.parse(unrouted.values[0]!), { usage: { cost: 0, total_tokens: 0 } }, 'without notes: no usage, no cost');
 });
