@@ -77,6 +77,20 @@ t.test('a multi-byte character split anywhere decodes the same', async (t) => {
   ]);
 });
 
+t.test('CRLF and CR line ends, split between chunks, read as LF does', async (t) => {
+  for (const [name, eol] of [['crlf', '\r\n'], ['cr', '\r']] as const) {
+    const bytes = Buffer.from(`event: a${eol}data: 1${eol}${eol}: comment${eol}event: b${eol}data: 2${eol}data: 3${eol}${eol}`);
+    const got = await sameForEveryFeeding(t, bytes, `sse ${name}`, (chunks) => decode(chunks, upstream(true)));
+    t.same(got.values, [
+      { kind: 'sse', event: 'a', data: '1' },
+      { kind: 'sse', event: 'b', data: '2\n3' },
+    ], name);
+    // an event cut short (no blank line after it) is still dropped, as the SSE format says
+    const cut = await sameForEveryFeeding(t, Buffer.from(`data: 1${eol}${eol}data: 2${eol}`), `sse ${name} cut`, (chunks) => decode(chunks, upstream(true)));
+    t.same(cut.values, [{ kind: 'sse', event: undefined, data: '1' }], `${name}: the unfinished event is not dispatched`);
+  }
+});
+
 t.test('refusals are GW_ERR_INTEGRITY (inference had begun), the same for every chunking', async (t) => {
   const badUtf8 = Buffer.concat([Buffer.from('data: {"t":"'), Buffer.from([0xc3, 0x28]), Buffer.from('"}\n\n')]);
   const e1 = await sameForEveryFeeding(t, badUtf8, 'bad utf8 sse', (chunks) => decode(chunks, upstream(true)));
