@@ -58,6 +58,8 @@ export function sseDecode(opts: SseDecodeOptions = {}): Stage<Buffer, UpstreamMe
   let parser: EventSourceParser | undefined;
   /** the deployment that answered (dispatch's `upstream` note) */
   let upstream: Upstream | null = null;
+  /** the text fed so far ended with a CR: the parser waits to see whether an LF follows */
+  let endsInCr = false;
 
   function newParser(): EventSourceParser {
     return createParser({
@@ -82,8 +84,14 @@ export function sseDecode(opts: SseDecodeOptions = {}): Stage<Buffer, UpstreamMe
   }
 
   function feedSse(chunk: Uint8Array | undefined): UpstreamMessage[] | undefined {
-    const text = decodeText(chunk);
-    if (text !== '') (parser ??= newParser()).feed(text);
+    let text = decodeText(chunk);
+    // At the end, a final CR ends its line (no LF can follow): an LF tells the parser so, adding no
+    // line. Without it an event stream with CR line ends would lose its last event.
+    if (chunk === undefined && endsInCr) text += '\n';
+    if (text !== '') {
+      (parser ??= newParser()).feed(text);
+      endsInCr = text.charCodeAt(text.length - 1) === 0x0d;
+    }
     if (overflow) throw integrityError(`an event exceeds the maximum size of ${maxEventSize} characters`);
     const ready = out;
     out = undefined;
