@@ -4,7 +4,8 @@
 // back to the demo, and a key rotated in the config file with the README's SIGHUP command.
 // `npm start` serves the README's port 8787: this is the only test that uses a fixed port.
 import { spawn } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import t from 'tap';
@@ -14,6 +15,23 @@ import { cleanEnv, commandLines, readmeBlock, runShell, scratchProject, startShe
 
 const URL = 'http://127.0.0.1:8787';
 t.setTimeout(300_000);
+
+// The README's port is fixed: two checkouts running their suites at once on one machine take turns
+// (an atomic mkdir is the lock; one older than 5 minutes was left by a killed run).
+const LOCK = join(tmpdir(), 'model-gateway-readme-8787.lock');
+t.before(async () => {
+  for (let i = 0; ; i++) {
+    try {
+      mkdirSync(LOCK);
+      return;
+    } catch {
+      const age = Date.now() - (statSync(LOCK, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
+      if (age > 300_000 || i > 600) rmSync(LOCK, { recursive: true, force: true });
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  }
+});
+t.teardown(() => rmSync(LOCK, { recursive: true, force: true }));
 
 /** stderr once a line matching `re` was written (the banner follows the listening line) */
 async function stderrWith(lines: string[], re: RegExp): Promise<string> {
