@@ -8,6 +8,9 @@
 // - a Messages request that failed after provider work, with validated usage so far (mid-stream or
 //   integrity failure, client gone): that usage;
 // - anything else that failed: nothing (the hold is released; a usage record with cost 0 is kept).
+// A stream that ended in the provider's in-band `error` event failed too, though the chain ended
+// without an exception (the encoder wrote the dialect's error frame): integrity's `failed` note says
+// so, and it is recorded (status the client saw, the error's code) and charged as a failure.
 //
 // The Chat Completions, Responses and transcription encoders report the cost inside the answer,
 // before the request closes, with the same function (lib/billing/cost.ts) over the same usage
@@ -31,6 +34,8 @@ export interface Settlement {
   usage: Usage | null;
   /** audio seconds billed at the model's per-minute price (transcriptions), else null */
   audioSeconds: number | null;
+  /** the provider's in-band error that ended the answer (integrity's `failed` note), else null */
+  failed: GatewayError | null;
 }
 
 /** Whether an ended request is charged (true) or its hold released (false). */
@@ -94,7 +99,7 @@ async function endReservation(ctx: RequestContext, s: Settlement, reservation: R
 
 export function settle<T>(opts: SettleOptions<T> = {}): StageFactory<T, T> {
   return (): Stage<T, T> => {
-    const s: Settlement = { routed: null, reservation: null, upstream: null, usage: null, audioSeconds: null };
+    const s: Settlement = { routed: null, reservation: null, upstream: null, usage: null, audioSeconds: null, failed: null };
     return {
       name: 'settle',
       note(n) {
@@ -102,13 +107,17 @@ export function settle<T>(opts: SettleOptions<T> = {}): StageFactory<T, T> {
         else if (n.note === 'reserved') s.reservation = n.reservation;
         else if (n.note === 'upstream') s.upstream = n.upstream;
         else if (n.note === 'usage') s.usage = n.usage;
+        else if (n.note === 'failed') s.failed = n.error;
       },
       step(item) {
         if (opts.audioSeconds !== undefined) s.audioSeconds = opts.audioSeconds(item);
         return [item];
       },
-      async close(ctx, error, outcome) {
-        const ended: Outcome = outcome ?? (error ? { status: error.status, errorCode: error.code } : { status: 200 });
+      async close(ctx, chainError, outcome) {
+        // an in-band provider error ended the answer: a failure, with the status the client saw
+        const error = chainError ?? s.failed ?? undefined;
+        let ended: Outcome = outcome ?? (error ? { status: error.status, errorCode: error.code } : { status: 200 });
+        if (error !== undefined && ended.errorCode === undefined) ended = { status: ended.status, errorCode: error.code };
         let cost = 0;
         const reservation = s.reservation;
         if (reservation !== null && ctx.key !== null) {
