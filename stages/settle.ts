@@ -18,7 +18,7 @@
 // note before the final events reach the encoder).
 import type { RoutedRequest, Usage } from '../lib/chunks.js';
 import type { EndpointName, RequestContext } from '../lib/context.js';
-import type { GatewayError } from '../lib/errors.js';
+import { GatewayError } from '../lib/errors.js';
 import { costOfUsage, tokensUsed } from '../lib/billing/cost.js';
 import type { Outcome, Upstream } from '../lib/notes.js';
 import { tokenEstimate, unitsToUsd } from '../lib/pricing.js';
@@ -125,8 +125,10 @@ export function settle<T>(opts: SettleOptions<T> = {}): StageFactory<T, T> {
           try {
             cost = await endReservation(ctx, s, reservation, error, ended);
           } catch (err) {
-            // the reservation stays held until the next start releases it; never fail the close
-            ctx.log.error({ reservation: reservation.id, err: (err as Error)?.stack ?? String(err) }, 'settling the reservation failed');
+            // never fail the close. The store refused the write (GW_ERR_UNAVAILABLE): the ledger
+            // retries it (lib/store/settle-backlog.ts). Else the hold stays until the next start.
+            if (GatewayError.is(err) && err.code === 'GW_ERR_UNAVAILABLE') ctx.log.warn({ reservation: reservation.id }, 'settle deferred: the store cannot be written, the ledger retries it');
+            else ctx.log.error({ reservation: reservation.id, err: (err as Error)?.stack ?? String(err) }, 'settling the reservation failed');
           }
         }
         if (!ctx.logsInfo) return;
