@@ -79,14 +79,19 @@ function usageRecord(ctx: RequestContext, s: Settlement, status: Outcome, error:
   };
 }
 
-/** End the reservation (charge or release) and correct the key's token count; returns the charged units. */
-async function endReservation(ctx: RequestContext, s: Settlement, reservation: Reservation, error: GatewayError | undefined, outcome: Outcome): Promise<number> {
+/** Whether the request is charged, and how much (units). */
+function chargeOf(ctx: RequestContext, s: Settlement, error: GatewayError | undefined): { charged: boolean; cost: number } {
+  const charged = isCharged(ctx.endpoint, s, error);
+  return { charged, cost: charged && s.routed !== null ? costOfUsage(ctx.services.catalog, s.routed.modelId, s.usage, s.audioSeconds) : 0 };
+}
+
+/** End the reservation (charge or release) and correct the key's token count. */
+async function endReservation(ctx: RequestContext, s: Settlement, reservation: Reservation, error: GatewayError | undefined, outcome: Outcome, { charged, cost }: { charged: boolean; cost: number }): Promise<void> {
   const key = ctx.key!;
   const { store, rateLimiter, catalog } = ctx.services;
-  const charged = isCharged(ctx.endpoint, s, error);
-  const cost = charged && s.routed !== null ? costOfUsage(catalog, s.routed.modelId, s.usage, s.audioSeconds) : 0;
   const record = usageRecord(ctx, s, outcome, error, cost);
-  await store.ledger.endSoon(reservation, record, charged);
+  // queued now (batched with this turn's other ends), awaited last: what follows needs no store
+  const committed = store.ledger.endSoon(reservation, record, charged);
   if (charged && s.usage === null && s.audioSeconds === null) ctx.log.warn({ reservation: reservation.id }, 'request ended without validated usage: nothing charged');
   if (cost > reservation.amount) {
     ctx.log.warn({ reservation: reservation.id, reservedUsd: unitsToUsd(reservation.amount), costUsd: unitsToUsd(cost) }, 'cost above the reservation');
@@ -94,7 +99,7 @@ async function endReservation(ctx: RequestContext, s: Settlement, reservation: R
   const model = s.routed ? catalog.get(s.routed.modelId) : undefined;
   const estimated = model && s.routed ? tokenEstimate(model, s.routed) : 0;
   rateLimiter.record(key, tokensUsed(s.usage), estimated);
-  return cost;
+  await committed;
 }
 
 export function settle<T>(opts: SettleOptions<T> = {}): StageFactory<T, T> {
@@ -122,13 +127,19 @@ export function settle<T>(opts: SettleOptions<T> = {}): StageFactory<T, T> {
         const reservation = s.reservation;
         if (reservation !== null && ctx.key !== null) {
           s.reservation = null; // ended exactly once
+          const charge = chargeOf(ctx, s, error);
+          cost = charge.cost;
           try {
-            cost = await endReservation(ctx, s, reservation, error, ended);
+            await endReservation(ctx, s, reservation, error, ended, charge);
           } catch (err) {
             // never fail the close. The store refused the write (GW_ERR_UNAVAILABLE): the ledger
-            // retries it (lib/store/settle-backlog.ts). Else the hold stays until the next start.
+            // retries it (lib/store/settle-backlog.ts), the cost is still due. Else the hold stays
+            // until the next start releases it: nothing is charged.
             if (GatewayError.is(err) && err.code === 'GW_ERR_UNAVAILABLE') ctx.log.warn({ reservation: reservation.id }, 'settle deferred: the store cannot be written, the ledger retries it');
-            else ctx.log.error({ reservation: reservation.id, err: (err as Error)?.stack ?? String(err) }, 'settling the reservation failed');
+            else {
+              cost = 0;
+              ctx.log.error({ reservation: reservation.id, err: (err as Error)?.stack ?? String(err) }, 'settling the reservation failed');
+            }
           }
         }
         if (!ctx.logsInfo) return;
