@@ -16,7 +16,7 @@ import { settle } from '../stages/settle.js';
 import { countTokensUnavailable } from '../stages/count-tokens.js';
 import type { CanonicalEvent, CanonicalRequest, RawBody } from './chunks.js';
 import type { Stage, StageFactory } from './stage.js';
-import type { ChainNote, UsageNote } from './notes.js';
+import type { ChainNote, FailedNote, UsageNote } from './notes.js';
 
 /** The client dialect's request validator, from the registry. */
 function dialectValidator(dialect: Dialect, opts?: ValidateOptions): Validator {
@@ -36,7 +36,7 @@ export function generationChain(config: Config, validator: StageFactory<RawBody,
     .then(dispatch())
     .then(() => sseDecode())
     .then(() => providerDecode())
-    .then((): Stage<CanonicalEvent, CanonicalEvent | UsageNote> => integrity())
+    .then((): Stage<CanonicalEvent, CanonicalEvent | UsageNote | FailedNote> => integrity())
     .then(encodeResponse())
     .then(settle<string>());
 }

@@ -11,6 +11,9 @@ import { openSharedServices } from './services.js';
 import { listen } from './listen.js';
 import { ConfigReloader, servingState } from './reload.js';
 import { watchNpmParent } from './parent-watch.js';
+import { unitsToUsd } from './pricing.js';
+import type { Unsettled } from './store/settle-backlog.js';
+import type { Logger } from 'pino';
 
 export interface StartOptions {
   config?: string;
@@ -74,10 +77,28 @@ export function startBanner(url: string, demoKey: string | null, config: Config)
   return `${lines.join('\n')}\n`;
 }
 
+/**
+ * Shutdown with settles the store never took (disk full, read-only file, through every retry): one
+ * error line naming each reservation, its organization and the charge it was due, and exit code 1 so
+ * a supervisor sees it. The holds stay in the store; the next start releases them (stale
+ * reservations), so the charges listed must be applied by hand (`gateway credits add --usd -X`).
+ */
+export function reportUnsettled(left: readonly Unsettled[], log: Pick<Logger, 'error'>): number {
+  if (left.length === 0) return 0;
+  const unsettled = left.map((u) => ({ ...u, reservedUsd: unitsToUsd(u.reservedUnits), chargeUsd: unitsToUsd(u.chargeUnits) }));
+  log.error(
+    { unsettled, count: left.length },
+    'shutdown: settles left unwritten (the store refused every retry); the next start releases these holds, so charge them by hand with `gateway credits add --org ORG --usd -CHARGE`',
+  );
+  return 1;
+}
+
 export async function startGateway(opts: StartOptions): Promise<void> {
   const { config, demoKey, source } = resolveConfig(opts);
   const log = createRootLogger(config.logLevel);
   const shared = await openSharedServices(config, log);
+  // settles the store refused are retried in the background: their progress goes to the log
+  shared.store.ledger.backlog.log = log;
   const gateway = createGateway(servingState(config, shared), log);
   // SIGHUP resolves the config again exactly as above: same options, same environment. The built-in
   // default depends only on that environment (fixed at start) and on a demo key that is random per
@@ -113,9 +134,12 @@ export async function startGateway(opts: StartOptions): Promise<void> {
       .then(() => reloader.close())
       .then(() => shared.close())
       .then(() => {
-        log.info('stopped');
+        const code = reportUnsettled(shared.store.unsettled(), log);
+        log.info({ exitCode: code }, 'stopped');
         log.flush();
-        setTimeout(() => process.exit(0), 20).unref();
+        // the code holds also when the loop empties before the timer (unref) fires
+        process.exitCode = code;
+        setTimeout(() => process.exit(code), 20).unref();
       })
       .catch((err: unknown) => {
         log.error({ err: String(err) }, 'shutdown failed');

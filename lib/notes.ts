@@ -9,8 +9,10 @@
 //   headers   reserve-credits rate-limit headers; dispatch the upstream's request id → response writer
 //   upstream  dispatch       which deployment answered, how, and when → decoders, integrity, settle
 //   usage     integrity      validated usage so far        → encoders (cost), settle (charge)
+//   failed    integrity      the provider's in-band error   → settle (record and charge as failed)
 //   head      encoder        status, content headers, whole-document, keep-alive → response writer
 import type { RoutedRequest, Usage } from './chunks.js';
+import type { GatewayError } from './errors.js';
 import type { UpstreamTiming } from './request-log.js';
 import type { Reservation } from './store/types.js';
 
@@ -55,6 +57,17 @@ export interface UsageNote {
   readonly usage: Usage;
 }
 
+/**
+ * The provider ended its answer with an in-band error (an `error` event after HTTP 200). The error
+ * event goes on and the encoder writes the dialect's error frame, so the chain itself ends without
+ * an exception: this note is how settle learns the request failed (its code, the charge rule of a
+ * failed request).
+ */
+export interface FailedNote {
+  readonly note: 'failed';
+  readonly error: GatewayError;
+}
+
 /** The client encoder's response head: the writer sends it before the first byte. */
 export interface HeadNote {
   readonly note: 'head';
@@ -66,7 +79,7 @@ export interface HeadNote {
   readonly keepalive: string | null;
 }
 
-export type ChainNote = RoutedNote | ReservedNote | HeadersNote | UpstreamNote | UsageNote | HeadNote;
+export type ChainNote = RoutedNote | ReservedNote | HeadersNote | UpstreamNote | UsageNote | FailedNote | HeadNote;
 
 /** How a request ended, as the client saw it: what settle records and logs. */
 export interface Outcome {

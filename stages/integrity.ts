@@ -5,14 +5,15 @@
 // accounting, a model other than the one dispatched, and a stream that ends early. Dialect-neutral:
 // only canonical fields are read. Validated usage goes on as a `usage` note (before the event that
 // brought it) as it arrives, so settle charges what was really incurred even when the stream fails
-// later, and the encoders report the same figure.
+// later, and the encoders report the same figure. An upstream `error` event goes on (the encoder
+// writes the dialect's error frame) after a `failed` note, so settle records the request as failed.
 import type { CanonicalBlock, CanonicalEvent, CanonicalEventType, JsonValue, Usage } from '../lib/chunks.js';
 import type { RequestContext } from '../lib/context.js';
 import type { GatewayError } from '../lib/errors.js';
 import { errors } from '../lib/errors/index.js';
 import { parseChecked } from '../lib/json/checked-parse.js';
 import { JsonSyntaxError } from '../lib/json/strict-parse.js';
-import type { Upstream, UsageNote } from '../lib/notes.js';
+import type { FailedNote, Upstream, UsageNote } from '../lib/notes.js';
 import type { Stage } from '../lib/stage.js';
 
 export interface IntegrityOptions {
@@ -185,7 +186,7 @@ const CHECKS: { [T in CanonicalEventType]: Check<T> } = {
   },
 };
 
-export function integrity(opts: IntegrityOptions = {}): Stage<CanonicalEvent, CanonicalEvent | UsageNote> {
+export function integrity(opts: IntegrityOptions = {}): Stage<CanonicalEvent, CanonicalEvent | UsageNote | FailedNote> {
   const s = new State(opts);
   return {
     name: 'integrity',
@@ -201,6 +202,8 @@ export function integrity(opts: IntegrityOptions = {}): Stage<CanonicalEvent, Ca
       (CHECKS[ev.type] as (s: State, ev: CanonicalEvent, ctx: RequestContext) => void)(s, ev, ctx);
       // the usage so far, validated (a copy: the note's reader keeps it), before the event itself
       if (ev.type === 'message-start' || ev.type === 'message-delta') return [{ note: 'usage', usage: { ...s.usage! } }, ev];
+      // the stream ends in the provider's error: the client gets its error frame, settle a failure
+      if (ev.type === 'error') return [{ note: 'failed', error: ev.error }, ev];
       return [ev];
     },
     flush() {

@@ -8,6 +8,9 @@
 // - a Messages request that failed after provider work, with validated usage so far (mid-stream or
 //   integrity failure, client gone): that usage;
 // - anything else that failed: nothing (the hold is released; a usage record with cost 0 is kept).
+// A stream that ended in the provider's in-band `error` event failed too, though the chain ended
+// without an exception (the encoder wrote the dialect's error frame): integrity's `failed` note says
+// so, and it is recorded (status the client saw, the error's code) and charged as a failure.
 //
 // The Chat Completions, Responses and transcription encoders report the cost inside the answer,
 // before the request closes, with the same function (lib/billing/cost.ts) over the same usage
@@ -15,7 +18,7 @@
 // note before the final events reach the encoder).
 import type { RoutedRequest, Usage } from '../lib/chunks.js';
 import type { EndpointName, RequestContext } from '../lib/context.js';
-import type { GatewayError } from '../lib/errors.js';
+import { GatewayError } from '../lib/errors.js';
 import { costOfUsage, tokensUsed } from '../lib/billing/cost.js';
 import type { Outcome, Upstream } from '../lib/notes.js';
 import { tokenEstimate, unitsToUsd } from '../lib/pricing.js';
@@ -31,6 +34,8 @@ export interface Settlement {
   usage: Usage | null;
   /** audio seconds billed at the model's per-minute price (transcriptions), else null */
   audioSeconds: number | null;
+  /** the provider's in-band error that ended the answer (integrity's `failed` note), else null */
+  failed: GatewayError | null;
 }
 
 /** Whether an ended request is charged (true) or its hold released (false). */
@@ -74,14 +79,19 @@ function usageRecord(ctx: RequestContext, s: Settlement, status: Outcome, error:
   };
 }
 
-/** End the reservation (charge or release) and correct the key's token count; returns the charged units. */
-async function endReservation(ctx: RequestContext, s: Settlement, reservation: Reservation, error: GatewayError | undefined, outcome: Outcome): Promise<number> {
+/** Whether the request is charged, and how much (units). */
+function chargeOf(ctx: RequestContext, s: Settlement, error: GatewayError | undefined): { charged: boolean; cost: number } {
+  const charged = isCharged(ctx.endpoint, s, error);
+  return { charged, cost: charged && s.routed !== null ? costOfUsage(ctx.services.catalog, s.routed.modelId, s.usage, s.audioSeconds) : 0 };
+}
+
+/** End the reservation (charge or release) and correct the key's token count. */
+async function endReservation(ctx: RequestContext, s: Settlement, reservation: Reservation, error: GatewayError | undefined, outcome: Outcome, { charged, cost }: { charged: boolean; cost: number }): Promise<void> {
   const key = ctx.key!;
   const { store, rateLimiter, catalog } = ctx.services;
-  const charged = isCharged(ctx.endpoint, s, error);
-  const cost = charged && s.routed !== null ? costOfUsage(catalog, s.routed.modelId, s.usage, s.audioSeconds) : 0;
   const record = usageRecord(ctx, s, outcome, error, cost);
-  await store.ledger.endSoon(reservation, record, charged);
+  // queued now (batched with this turn's other ends), awaited last: what follows needs no store
+  const committed = store.ledger.endSoon(reservation, record, charged);
   if (charged && s.usage === null && s.audioSeconds === null) ctx.log.warn({ reservation: reservation.id }, 'request ended without validated usage: nothing charged');
   if (cost > reservation.amount) {
     ctx.log.warn({ reservation: reservation.id, reservedUsd: unitsToUsd(reservation.amount), costUsd: unitsToUsd(cost) }, 'cost above the reservation');
@@ -89,12 +99,12 @@ async function endReservation(ctx: RequestContext, s: Settlement, reservation: R
   const model = s.routed ? catalog.get(s.routed.modelId) : undefined;
   const estimated = model && s.routed ? tokenEstimate(model, s.routed) : 0;
   rateLimiter.record(key, tokensUsed(s.usage), estimated);
-  return cost;
+  await committed;
 }
 
 export function settle<T>(opts: SettleOptions<T> = {}): StageFactory<T, T> {
   return (): Stage<T, T> => {
-    const s: Settlement = { routed: null, reservation: null, upstream: null, usage: null, audioSeconds: null };
+    const s: Settlement = { routed: null, reservation: null, upstream: null, usage: null, audioSeconds: null, failed: null };
     return {
       name: 'settle',
       note(n) {
@@ -102,22 +112,34 @@ export function settle<T>(opts: SettleOptions<T> = {}): StageFactory<T, T> {
         else if (n.note === 'reserved') s.reservation = n.reservation;
         else if (n.note === 'upstream') s.upstream = n.upstream;
         else if (n.note === 'usage') s.usage = n.usage;
+        else if (n.note === 'failed') s.failed = n.error;
       },
       step(item) {
         if (opts.audioSeconds !== undefined) s.audioSeconds = opts.audioSeconds(item);
         return [item];
       },
-      async close(ctx, error, outcome) {
-        const ended: Outcome = outcome ?? (error ? { status: error.status, errorCode: error.code } : { status: 200 });
+      async close(ctx, chainError, outcome) {
+        // an in-band provider error ended the answer: a failure, with the status the client saw
+        const error = chainError ?? s.failed ?? undefined;
+        let ended: Outcome = outcome ?? (error ? { status: error.status, errorCode: error.code } : { status: 200 });
+        if (error !== undefined && ended.errorCode === undefined) ended = { status: ended.status, errorCode: error.code };
         let cost = 0;
         const reservation = s.reservation;
         if (reservation !== null && ctx.key !== null) {
           s.reservation = null; // ended exactly once
+          const charge = chargeOf(ctx, s, error);
+          cost = charge.cost;
           try {
-            cost = await endReservation(ctx, s, reservation, error, ended);
+            await endReservation(ctx, s, reservation, error, ended, charge);
           } catch (err) {
-            // the reservation stays held until the next start releases it; never fail the close
-            ctx.log.error({ reservation: reservation.id, err: (err as Error)?.stack ?? String(err) }, 'settling the reservation failed');
+            // never fail the close. The store refused the write (GW_ERR_UNAVAILABLE): the ledger
+            // retries it (lib/store/settle-backlog.ts), the cost is still due. Else the hold stays
+            // until the next start releases it: nothing is charged.
+            if (GatewayError.is(err) && err.code === 'GW_ERR_UNAVAILABLE') ctx.log.warn({ reservation: reservation.id }, 'settle deferred: the store cannot be written, the ledger retries it');
+            else {
+              cost = 0;
+              ctx.log.error({ reservation: reservation.id, err: (err as Error)?.stack ?? String(err) }, 'settling the reservation failed');
+            }
           }
         }
         if (!ctx.logsInfo) return;

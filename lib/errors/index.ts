@@ -10,6 +10,7 @@ import { headerErrors } from './headers.js';
 import { limitErrors } from './limits.js';
 import { modelErrors } from './model.js';
 import { requestErrors } from './request.js';
+import { storeErrors } from './store.js';
 import { upstreamErrors } from './upstream.js';
 
 export { inBandUpstream, type InBandCode } from './upstream.js';
@@ -24,7 +25,8 @@ export const errors = {
   ...upstreamErrors,
   ...configErrors,
   ...gatewayErrors,
+  ...storeErrors,
 };
 
 /** the definitions of each area, for the test that no name is defined twice */
-export const errorAreas = { authErrors, limitErrors, requestErrors, headerErrors, fieldErrors, modelErrors, upstreamErrors, configErrors, gatewayErrors };
+export const errorAreas = { authErrors, limitErrors, requestErrors, headerErrors, fieldErrors, modelErrors, upstreamErrors, configErrors, gatewayErrors, storeErrors };

@@ -26,11 +26,19 @@
 //   written per operation. In a batch of N requests (a hold and an end each) of one key, that is
 //   2N inserts + N claims + at most one levels read and one bump per level, instead of N reads,
 //   2N inserts, N claims and 4N–8N bumps.
+// - A batch the store refuses (disk full, read-only file: store-errors.ts) fails its holds with a
+//   retryable 503 and hands its ends to the backlog (settle-backlog.ts), which retries them with
+//   backoff; while ends wait there, new holds are refused at once (503 with `retry-after`), before
+//   any provider work: an answer the gateway cannot bill is not started.
 import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import { GatewayError } from '../errors.js';
 import type { Balance, Ledger, ReserveInput, StoredUsage, UsageQuery } from './ledger-api.js';
 import { checkHold, CounterBatch, levelsOf, type BatchStatements, type Delta, type LevelsRow } from './ledger-batch.js';
+import { errors } from '../errors/index.js';
+import { SettleBacklog, type PendingEnd } from './settle-backlog.js';
+import { isStoreUnwritable } from './store-errors.js';
+import type { StoreFaultSwitch } from './fault-switch.js';
 import type { Reservation, UsageRecord } from './types.js';
 
 export type { Balance, Ledger, ReserveInput, StoredUsage, UsageQuery } from './ledger-api.js';
@@ -46,7 +54,7 @@ interface ReservationRow {
 
 /** An operation waiting for the batch (one transaction) that runs it. */
 type Op =
-  | { kind: 'end'; id: string; record: UsageRecord; resolve: (ended: boolean) => void; reject: (err: unknown) => void }
+  | { kind: 'end'; id: string; reservation: Reservation; record: UsageRecord; resolve: (ended: boolean) => void; reject: (err: unknown) => void }
   | { kind: 'reserve'; input: ReserveInput; resolve: (r: Reservation) => void; reject: (err: unknown) => void };
 
 /** usage columns under their UsageRecord names (snake_case → camelCase) */
@@ -84,6 +92,10 @@ export class SqliteLedger implements Ledger {
   /** runs a batch; returns, per operation, what settles its promise once the transaction committed */
   private readonly batchTx: Database.Transaction<(batch: readonly Op[]) => (() => void)[]>;
   private queue: Op[] = [];
+  /** ends the store refused, retried with backoff */
+  readonly backlog: SettleBacklog;
+  /** GATEWAY_STORE_FAULT_FILE (fault-switch.ts), applied before each batch; null normally */
+  faults: StoreFaultSwitch | null = null;
   private readonly staleTx: Database.Transaction<() => number>;
   private readonly creditTx: Database.Transaction<(org: string, units: number, reason: string) => number>;
 
@@ -130,6 +142,11 @@ export class SqliteLedger implements Ledger {
       const settle = batch.map((op) => this.runOp(op, counters));
       counters.write();
       return settle;
+    });
+    const ignore = (): void => undefined;
+    this.backlog = new SettleBacklog((ends: readonly PendingEnd[]) => {
+      this.faults?.apply();
+      this.batchTx.immediate(ends.map((e): Op => ({ kind: 'end', id: e.reservation.id, reservation: e.reservation, record: e.record, resolve: ignore, reject: ignore })));
     });
     this.staleTx = db.transaction(() => {
       const rows = this.staleReservations.all(this.bootId);
@@ -181,12 +198,13 @@ export class SqliteLedger implements Ledger {
 
   reserveSoon(input: ReserveInput): Promise<Reservation> {
     assertUnits(input.amount, 'reservation amount');
+    if (this.backlog.size > 0) return Promise.reject(errors.storeUnwritable(this.backlog.retryAfterSeconds()));
     return new Promise((resolve, reject) => this.enqueue({ kind: 'reserve', input, resolve, reject }));
   }
 
   endSoon(reservation: Reservation, record: UsageRecord, charge: boolean): Promise<boolean> {
     if (charge) assertUnits(record.cost, 'cost');
-    return new Promise((resolve, reject) => this.enqueue({ kind: 'end', id: reservation.id, record: charge ? record : { ...record, cost: 0 }, resolve, reject }));
+    return new Promise((resolve, reject) => this.enqueue({ kind: 'end', id: reservation.id, reservation, record: charge ? record : { ...record, cost: 0 }, resolve, reject }));
   }
 
   flush(): void {
@@ -195,12 +213,27 @@ export class SqliteLedger implements Ledger {
     this.queue = [];
     let settle: (() => void)[];
     try {
+      this.faults?.apply();
       settle = this.batchTx.immediate(batch);
     } catch (err) {
-      for (const op of batch) op.reject(err);
+      if (!isStoreUnwritable(err)) {
+        for (const op of batch) op.reject(err);
+        return;
+      }
+      // the store refused the write: the ends wait in the backlog, the holds were never taken
+      const ends: PendingEnd[] = [];
+      for (const op of batch) if (op.kind === 'end') ends.push({ reservation: op.reservation, record: op.record });
+      if (ends.length > 0) this.backlog.add(ends, err);
+      const refused = errors.storeUnwritable(this.backlog.retryAfterSeconds(), err);
+      for (const op of batch) op.reject(op.kind === 'end' ? errors.settleDeferred(err) : refused);
       return;
     }
     for (const done of settle) done();
+  }
+
+  /** Whether the ledger takes writes now (no settle waiting for the store): what /readyz can report. */
+  writable(): boolean {
+    return this.backlog.size === 0;
   }
 
   private apply(d: Delta): void {

@@ -14,6 +14,13 @@ import { reconcileKeys, type ConfigKeyRow } from './seed-keys.js';
 import { errors } from '../errors/index.js';
 import { UNITS_PER_USD, type KeyRecord } from './types.js';
 import { SqliteLedger } from './ledger.js';
+import { StoreFaultSwitch } from './fault-switch.js';
+import type { Unsettled } from './settle-backlog.js';
+import { storeOpenError } from './store-errors.js';
+import { GatewayError } from '../errors.js';
+
+/** How long shutdown keeps retrying settles the store refused before it gives up on them. */
+const SHUTDOWN_SETTLE_RETRY_MS = 1500;
 
 export function hashKey(key: string): string {
   return createHash('sha256').update(key, 'utf8').digest('hex');
@@ -91,23 +98,33 @@ export class Store {
   /** the database file ('' in memory) */
   private readonly file: string;
   private checkpointer: Worker | null = null;
+  /** what shutdown could not settle (set by `close`) */
+  private left: Unsettled[] = [];
 
-  /** `mustExist`: open an existing database file only (never create one), as `gateway credits` does */
+  /**
+   * `mustExist`: open an existing database file only (never create one), as `gateway credits` does.
+   * A file that cannot be opened, prepared or migrated throws one GatewayError naming it and the fix.
+   */
   constructor(url: string, opts: { mustExist?: boolean } = {}) {
     const path = storeFile(url);
     const memory = path === null;
-    if (!memory && !opts.mustExist) mkdirSync(dirname(path), { recursive: true });
     this.file = memory ? '' : path;
-    this.db = new Database(memory ? ':memory:' : path, { fileMustExist: opts.mustExist === true });
-    if (!memory) this.db.pragma('journal_mode = WAL');
-    this.db.pragma('synchronous = NORMAL');
-    this.db.pragma('foreign_keys = ON');
-    this.db.pragma('busy_timeout = 5000');
-    this.migrate();
+    try {
+      if (!memory && !opts.mustExist) mkdirSync(dirname(path), { recursive: true });
+      this.db = new Database(memory ? ':memory:' : path, { fileMustExist: opts.mustExist === true });
+      if (!memory) this.db.pragma('journal_mode = WAL');
+      this.db.pragma('synchronous = NORMAL');
+      this.db.pragma('foreign_keys = ON');
+      this.db.pragma('busy_timeout = 5000');
+      this.migrate();
+    } catch (err) {
+      throw storeOpenError(memory ? url : path, err);
+    }
     this.keyByHash = this.db.prepare<[string], KeyRow>(
       'SELECT id, hash, org, project, environment, scopes, models, spend_cap, rpm, tpm FROM keys WHERE hash = ? AND disabled = 0',
     );
     this.ledger = new SqliteLedger(this.db, this.bootId);
+    this.ledger.faults = StoreFaultSwitch.fromEnv(this.db);
   }
 
   private migrate(): void {
@@ -129,10 +146,15 @@ export class Store {
    */
   seed(config: Config): void {
     const rows = keyRows(config.keys ?? []);
-    this.db.transaction(() => {
-      this.seedOrgsInTx(config);
-      reconcileKeys(this.db, rows);
-    })();
+    try {
+      this.db.transaction(() => {
+        this.seedOrgsInTx(config);
+        reconcileKeys(this.db, rows);
+      })();
+    } catch (err) {
+      // a config rule (a key id taken) stays as it is; a store that refuses the write names its file
+      throw GatewayError.is(err) ? err : storeOpenError(this.file || ':memory:', err);
+    }
     this.cache.clear();
   }
 
@@ -203,17 +225,32 @@ export class Store {
     this.checkpointer = worker;
   }
 
+  /**
+   * Shutdown: commits what is queued, gives settles the store refused a last bounded retry, and
+   * closes the file. Idempotent. What could not be settled is then `unsettled()`.
+   */
   close(): void {
+    if (!this.db.open) return;
     this.ledger.flush();
+    this.left = this.ledger.backlog.drain(SHUTDOWN_SETTLE_RETRY_MS, sleepSync);
     if (this.checkpointer !== null) {
       this.checkpointer.postMessage('stop');
       this.checkpointer = null;
       // what the worker had not copied yet goes into the database file now (shutdown may block). If
       // the worker is in the middle of its own checkpoint, TRUNCATE answers busy at once instead of
       // waiting: try again until the worker is done (its checkpoints take milliseconds; bounded).
-      for (let i = 0; i < 300 && checkpointBusy(this.db.pragma('wal_checkpoint(TRUNCATE)')); i++) sleepSync(10);
+      try {
+        for (let i = 0; i < 300 && checkpointBusy(this.db.pragma('wal_checkpoint(TRUNCATE)')); i++) sleepSync(10);
+      } catch {
+        // a store that cannot be written (disk full): the WAL stays, SQLite replays it at the next open
+      }
     }
     this.db.close();
+  }
+
+  /** Settles the store refused and shutdown could not commit (empty while open, or when all went in). */
+  unsettled(): Unsettled[] {
+    return this.db.open ? this.ledger.backlog.unsettled() : this.left;
   }
 }
 

@@ -96,13 +96,14 @@ export class ResponseWriter {
       user: body.user ?? null,
       metadata: body.metadata ?? {},
     };
-    if (extra.gateway) out.gateway = this.gateway();
+    if (extra.gateway) out.gateway = this.gateway(status !== 'failed');
     return out;
   }
 
-  private gateway(): JsonObject {
+  /** `charged`: false for a failed response, which is charged nothing (settle's rule), so reports 0 */
+  private gateway(charged: boolean): JsonObject {
     const out = chatGateway(this.input); // a fresh object
-    out.cost = unitsToUsd(this.input.cost());
+    out.cost = charged ? unitsToUsd(this.input.cost()) : 0;
     return out;
   }
 
