@@ -39,7 +39,7 @@ function needField(need: string): string {
 }
 
 function unknownModel(ctx: RequestContext, value: string): GatewayError {
-  return errors.modelUnknown(value, ctx.services.catalog.suggestions(value));
+  return errors.modelUnknown(value, ctx.services.catalog.suggestions(value, ctx.key?.models ?? []));
 }
 
 function pickAuto(req: CanonicalRequest, ctx: RequestContext): CatalogModel {
