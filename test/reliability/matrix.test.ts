@@ -31,18 +31,39 @@ const FINAL_STATUS = new Set<FaultKind>(['400', '401']);
 const BODY_FAULTS = new Set<FaultKind>(['reset-mid', 'stall-mid', 'malformed-sse', 'wrong-model', 'duplicate-keys', 'non-finite', 'bad-index', 'no-stop', 'unclosed-block']);
 /** stream faults in the first frame: nothing can have reached the client */
 const FIRST_FRAME = new Set<FaultKind>(['wrong-model', 'duplicate-keys']);
+/**
+ * A recorded upstream stream that ends in the provider's in-band `error` event (no fault kind of the
+ * sim sends one): OpenAI Responses `error` + `response.failed` before any output, so nothing can
+ * have reached the client.
+ */
+const IN_BAND = 'in-band-error';
+type MatrixFault = FaultKind | typeof IN_BAND;
+// replayed under the model name it was recorded with (the `x-sim-model` header of its provider)
+const IN_BAND_FIXTURE = 'fixture:openai-responses/error-insufficient-quota.sse';
+const IN_BAND_MODEL = 'gpt-5-nano-2025-08-07';
 
 /** Cases a parallel fix changes, by `<endpoint> <protocol> <fault> <stream|json> <failover|alone>` pattern. */
 const FAILOVER_AFTER_HEADERS = 'issue #18 defect 2: no failover after the upstream headers (lib/providers/failover-loop.ts, fixed in parallel)';
+const IN_BAND_RECORDED = 'issue #18 defect 3: a stream ending in the upstream error event is recorded as a success (stages/settle.ts, fixed in parallel)';
 const TODO: [RegExp, string][] = [
   // a JSON answer lost, cut or broken after the provider's 200 headers: 502/503/504 instead of the next deployment
   [/^\S+ \S+ (reset-mid|stall-mid|malformed-sse|wrong-model|duplicate-keys|non-finite) json failover$/, FAILOVER_AFTER_HEADERS],
   [/^\S+ (anthropic|responses) no-stop json failover$/, FAILOVER_AFTER_HEADERS],
   // a stream broken in its first frame (nothing sent yet): a JSON error instead of the next deployment
   [/^\S+ \S+ (wrong-model|duplicate-keys) stream failover$/, FAILOVER_AFTER_HEADERS],
+  // the provider's in-band error before any output: no failover, and the stream is not recorded with its error code
+  [/^\S+ responses in-band-error json failover$/, FAILOVER_AFTER_HEADERS],
+  [/^\S+ responses in-band-error stream failover$/, `${FAILOVER_AFTER_HEADERS}; ${IN_BAND_RECORDED}`],
+  [/^\S+ responses in-band-error stream alone$/, IN_BAND_RECORDED],
 ];
 
-function upstreamName(fault: FaultKind): string {
+/** the sim's fault kinds, and the recorded in-band error where the protocol has one */
+function faultsOf(protocol: Protocol): readonly MatrixFault[] {
+  return protocol === 'responses' ? [...FAULT_KINDS, IN_BAND] : FAULT_KINDS;
+}
+
+function upstreamName(fault: MatrixFault): string {
+  if (fault === IN_BAND) return IN_BAND_MODEL;
   if (fault === 'slow') return 'fault:slow;ms=2000';
   // frames a few ms apart: the failing one comes after the first bytes went to the client
   if (BODY_FAULTS.has(fault)) return `fault:${fault};delay=5`;
@@ -50,20 +71,21 @@ function upstreamName(fault: FaultKind): string {
 }
 
 function deployment(protocol: Protocol, model: string): Record<string, unknown> {
+  if (model === IN_BAND_MODEL) return { provider: 'rel-openai-in-band', model, api: protocol };
   if (protocol === 'anthropic') return { provider: 'rel-anthropic', model };
   return { provider: 'rel-openai', model, api: protocol };
 }
 
 const HEALTHY: Record<Protocol, string> = { anthropic: 'claude-opus-5', chat: 'gpt-5', responses: 'gpt-5' };
 
-function modelId(protocol: Protocol, fault: FaultKind, alone: boolean): string {
+function modelId(protocol: Protocol, fault: MatrixFault, alone: boolean): string {
   return `rel/${protocol}/${fault}${alone ? '/alone' : ''}`;
 }
 
 function models(): Record<string, unknown>[] {
   const out: Record<string, unknown>[] = [];
   for (const protocol of PROTOCOLS) {
-    for (const fault of FAULT_KINDS) {
+    for (const fault of faultsOf(protocol)) {
       for (const alone of [false, true]) {
         const deployments = [deployment(protocol, upstreamName(fault))];
         if (!alone) deployments.push(deployment(protocol, HEALTHY[protocol]));
@@ -81,6 +103,7 @@ const store = fileStoreConfig(models(), {
     // short timeouts: `slow` and `stall-mid` cost real time
     { id: 'rel-anthropic', protocol: 'anthropic', simulated: true, timeoutMs: 400, idleTimeoutMs: 400 },
     { id: 'rel-openai', protocol: 'openai', simulated: true, timeoutMs: 400, idleTimeoutMs: 400 },
+    { id: 'rel-openai-in-band', protocol: 'openai', simulated: true, timeoutMs: 400, idleTimeoutMs: 400, headers: { 'x-sim-model': IN_BAND_FIXTURE } },
   ],
   orgs: [{ id: 'acme', credits: 1000, projects: [{ id: 'web', environments: [{ id: 'production' }] }] }],
 });
@@ -88,7 +111,7 @@ const store = fileStoreConfig(models(), {
 interface Case {
   endpoint: EndpointKind;
   protocol: Protocol;
-  fault: FaultKind;
+  fault: MatrixFault;
   stream: boolean;
   alone: boolean;
 }
@@ -110,17 +133,19 @@ function request(gw: RunningGateway, c: Case): Promise<Response> {
 /** What the rules say a case must answer: 'clean' (a 200 with the whole answer), or any documented outcome. */
 function expected(c: Case): 'clean' | 'documented' {
   if (c.alone) return 'documented';
-  if (FINAL_STATUS.has(c.fault)) return 'documented';
-  if (RETRYABLE_STATUS.has(c.fault) || c.fault === 'reset-before' || c.fault === 'slow') return 'clean';
+  if (c.fault === IN_BAND) return 'clean';
+  const fault = c.fault;
+  if (FINAL_STATUS.has(fault)) return 'documented';
+  if (RETRYABLE_STATUS.has(fault) || fault === 'reset-before' || fault === 'slow') return 'clean';
   // nothing reached the client: a JSON answer is read whole before answering; a stream fault in its first frame
-  if (!c.stream || FIRST_FRAME.has(c.fault)) return 'clean';
+  if (!c.stream || FIRST_FRAME.has(fault)) return 'clean';
   return 'documented';
 }
 
 const cases: Case[] = [];
 for (const endpoint of ENDPOINTS) {
   for (const protocol of PROTOCOLS) {
-    for (const fault of FAULT_KINDS) {
+    for (const fault of faultsOf(protocol)) {
       for (const stream of [false, true]) {
         for (const alone of [false, true]) cases.push({ endpoint, protocol, fault, stream, alone });
       }
@@ -201,7 +226,7 @@ t.test('the fault matrix', async (t) => {
           t.ok(documentedPair(c.endpoint, o.status, err.code), `${o.status} ${err.code} is documented for ${c.endpoint}: ${err.message?.slice(0, 200)}`);
           if (c.endpoint === 'messages') t.equal(err.requestId, o.headers.get('request-id'), 'request_id equals the request-id header');
         }
-        if (c.alone && c.endpoint !== 'messages' && (RETRYABLE_STATUS.has(c.fault) || c.fault === 'reset-before' || c.fault === 'slow')) {
+        if (c.alone && c.endpoint !== 'messages' && c.fault !== IN_BAND && (RETRYABLE_STATUS.has(c.fault) || c.fault === 'reset-before' || c.fault === 'slow')) {
           t.equal(o.status, 503, 'every deployment failed: the spec\'s 503 provider_unavailable');
         }
       }
@@ -222,7 +247,7 @@ t.test('the fault matrix', async (t) => {
   const org = ledger.org('acme');
   t.equal(org.reserved, 0, 'nothing held');
   t.equal(org.spent, spentByRecords, 'the organisation spent exactly the sum of the usage records');
-  const figure = `fault matrix: ${cases.length} cases = ${FAULT_KINDS.length} fault kinds × ${ENDPOINTS.length} endpoints × ${PROTOCOLS.length} upstream protocols × stream/JSON × failover/alone; statuses ${JSON.stringify(Object.fromEntries(statuses))}; ${Date.now() - started} ms`;
+  const figure = `fault matrix: ${cases.length} cases = (${FAULT_KINDS.length} fault kinds × ${ENDPOINTS.length} endpoints × ${PROTOCOLS.length} upstream protocols + a recorded in-band error × ${ENDPOINTS.length} endpoints) × stream/JSON × failover/alone; statuses ${JSON.stringify(Object.fromEntries(statuses))}; ${Date.now() - started} ms`;
   t.comment(figure);
   console.log(`# ${figure}`);
 });
