@@ -104,11 +104,16 @@ export class Catalog {
     return null;
   }
 
-  /** Up to `max` ids or aliases close to `value`, for guided errors. */
-  suggestions(value: string, max = 5): string[] {
+  /**
+   * Up to `max` ids or aliases close to `value`, for guided errors. Only names of models the key's
+   * allowlist `allow` admits (empty = every model): a hint must not advertise models the caller
+   * cannot use (issue #18).
+   */
+  suggestions(value: string, allow: readonly string[] = [], max = 5): string[] {
     const target = value.toLowerCase();
     const scored: { name: string; score: number }[] = [];
-    for (const name of this.byName.keys()) {
+    for (const [name, { model }] of this.byName) {
+      if (!modelAllowed(allow, model.id)) continue;
       const n = name.toLowerCase();
       let score = distance(target, n);
       if (n.includes(target) || target.includes(n)) score -= 3;

@@ -39,14 +39,17 @@ function needField(need: string): string {
 }
 
 function unknownModel(ctx: RequestContext, value: string): GatewayError {
-  return errors.modelUnknown(value, ctx.services.catalog.suggestions(value));
+  return errors.modelUnknown(value, ctx.services.catalog.suggestions(value, ctx.key?.models ?? []));
 }
 
 function pickAuto(req: CanonicalRequest, ctx: RequestContext): CatalogModel {
   const allow = ctx.key?.models ?? [];
   const session = req.forward.sessionId;
+  // Sessions are pinned per caller (organisation and key): see lib/sticky.ts. A request without a
+  // key (none configured) shares one anonymous owner.
+  const owner = { org: ctx.key?.org ?? '', keyId: ctx.key?.id ?? '' };
   const sticky = ctx.services.sticky;
-  const pinned = session !== undefined && sticky ? ctx.services.catalog.get(sticky.get(session) ?? '') : undefined;
+  const pinned = session !== undefined && sticky ? ctx.services.catalog.get(sticky.get(owner, session) ?? '') : undefined;
   const pinnedFits = pinned !== undefined && ctx.services.catalog.routerPool.includes(pinned) && unmetNeed(pinned, req, allow) === null;
   // Messages: the spec's rule, except within a session this gateway pinned: Claude Code always asks
   // for thinking and sends its session header, so its second `gateway-auto` turn replays the
@@ -59,7 +62,7 @@ function pickAuto(req: CanonicalRequest, ctx: RequestContext): CatalogModel {
   for (const model of ctx.services.catalog.routerPool) {
     const need = unmetNeed(model, req, allow);
     if (need === null) {
-      if (session !== undefined) sticky?.set(session, model.id);
+      if (session !== undefined) sticky?.set(owner, session, model.id);
       return model;
     }
     unmet.push(need);

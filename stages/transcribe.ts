@@ -53,7 +53,7 @@ function requestBody(fields: TranscriptionFields, upload: AudioUpload): JsonObje
 export function planTranscription(upload: AudioUpload, ctx: RequestContext): TranscriptionJob {
   const fields = parseTranscriptionFields(upload.fields);
   const started = performance.now();
-  const chosen = resolveTranscriptionModel(fields.model, ctx.services.catalog, ctx.config);
+  const chosen = resolveTranscriptionModel(fields.model, ctx.services.catalog, ctx.config, ctx.key?.models ?? []);
   const model = chosen.model;
   if (!modelAllowed(ctx.key?.models ?? [], model.id)) throw errors.modelNotAllowed(model.id, ctx.key?.id);
   const { extension, bytes, probe } = upload.file;

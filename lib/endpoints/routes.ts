@@ -4,6 +4,7 @@
 import type { Config } from '../config.js';
 import { errors } from '../errors/index.js';
 import { byHeaders, openAiDialect } from './dialects.js';
+import { auth, scope } from './hooks.js';
 import type { Endpoint, EndpointTable } from './types.js';
 
 /** The route table of one configuration: each gateway state has its own (a reload builds a new one). */
@@ -34,10 +35,12 @@ function methodNotAllowed(allowed: string[], dialect: Endpoint['dialect']): Endp
   };
 }
 
+// Authenticated and scoped like POST /v1/responses before the spec's 400: without a valid key
+// the answer is 401, so the routes tell an unauthenticated caller nothing (issue #18).
 const storedResponses: Endpoint = {
   name: 'responses',
   dialect: openAiDialect,
-  hooks: [],
+  hooks: [auth, scope('responses')],
   handle() {
     throw errors.storedResponsesUnsupported();
   },

@@ -8,7 +8,7 @@ interface OpenAiMapping {
   status?: number;
 }
 
-const FAILED_OVER: OpenAiMapping = { code: 'provider_unavailable', status: 503 };
+const FAILED_OVER: Required<OpenAiMapping> = { code: 'provider_unavailable', status: 503 };
 
 export const openAiErrorCodes = {
   GW_ERR_BODY_INVALID_JSON: { code: 'invalid_request' },
@@ -39,12 +39,14 @@ export const openAiErrorCodes = {
   GW_ERR_COUNT_TOKENS_UNAVAILABLE: { code: 'not_found' },
   GW_ERR_METHOD_NOT_ALLOWED: { code: 'method_not_allowed' },
   GW_ERR_RATE_LIMITED: { code: 'rate_limit_exceeded' },
-  GW_ERR_UPSTREAM: { code: 'provider_error' },
+  GW_ERR_UPSTREAM: FAILED_OVER, // by the provider's status: upstreamMapping below
   GW_ERR_UPSTREAM_RATE_LIMITED: FAILED_OVER,
   GW_ERR_UPSTREAM_OVERLOADED: FAILED_OVER,
   GW_ERR_UPSTREAM_TIMEOUT: FAILED_OVER,
   GW_ERR_PROVIDER_UNAVAILABLE: FAILED_OVER,
-  GW_ERR_INTEGRITY: { code: 'internal_error', status: 502 },
+  // the spec's OpenAI-style table has no 502: a provider answer that broke a rule is its
+  // `500 internal_error` (the Messages table files integrity failures under 500/502 `api_error`)
+  GW_ERR_INTEGRITY: { code: 'internal_error', status: 500 },
   GW_ERR_STREAM_IDLE: FAILED_OVER,
   GW_ERR_CLIENT_CLOSED: { code: 'internal_error' },
   GW_ERR_CONFIG_INVALID: { code: 'internal_error', status: 500 },
@@ -52,22 +54,24 @@ export const openAiErrorCodes = {
   GW_ERR_INTERNAL: { code: 'internal_error', status: 500 },
 } as const satisfies Record<ErrorCode, OpenAiMapping>;
 
-/** A non-retryable upstream 4xx seen through an OpenAI-style endpoint: the client's request was refused. */
-function upstreamCode(status: number): string {
-  if (status === 400 || status === 422) return 'invalid_request';
-  if (status === 404) return 'invalid_model';
-  if (status === 413) return 'request_too_large';
-  return 'provider_error';
+/**
+ * A provider error that reaches an OpenAI-style client, as a row of the spec's table: a request the
+ * provider refused as malformed is the client's 400 `invalid_request` (404: the spec's 400
+ * `invalid_model`; 413 as the gateway's own size limit); anything else (5xx, a lost connection, the
+ * provider refusing the gateway's credentials, an in-stream provider error) means the configured
+ * providers failed: 503 `provider_unavailable` (no `provider_error` or 502 in the spec's table).
+ */
+function upstreamMapping(status: number): Required<OpenAiMapping> {
+  if (status === 400 || status === 422) return { status: 400, code: 'invalid_request' };
+  if (status === 404) return { status: 400, code: 'invalid_model' };
+  if (status === 413) return { status: 413, code: 'request_too_large' };
+  return FAILED_OVER;
 }
 
 export function openAiError(err: GatewayError): { status: number; code: string; message: string; param?: string } {
-  const mapping: OpenAiMapping = openAiErrorCodes[err.code];
-  let status = mapping.status ?? err.status;
-  let code = mapping.code;
-  if (err.code === 'GW_ERR_UPSTREAM') {
-    status = err.status;
-    code = upstreamCode(status);
-  }
+  const mapping: OpenAiMapping = err.code === 'GW_ERR_UPSTREAM' ? upstreamMapping(err.status) : openAiErrorCodes[err.code];
+  const status = mapping.status ?? err.status;
+  const code = mapping.code;
   const out: { status: number; code: string; message: string; param?: string } = { status, code, message: err.message };
   if (err.param !== undefined) out.param = err.param;
   return out;

@@ -156,7 +156,7 @@ t.test('unknown routes and methods', async (t) => {
   const method = await fetch(`${gw.url}/v1/messages`, { headers: messagesHeaders() });
   t.equal(method.status, 405);
   t.equal(method.headers.get('allow'), 'POST');
-  const stored = await rawRequest(`${gw.url}/v1/responses/resp_123`, { method: 'GET' });
+  const stored = await rawRequest(`${gw.url}/v1/responses/resp_123`, { method: 'GET', headers: { authorization: `Bearer ${TEST_KEY}` } });
   t.equal(stored.status, 400, 'stored-response routes answer 400, not 404');
   t.match(errorOf(stored.body), { code: 'invalid_request' });
 });

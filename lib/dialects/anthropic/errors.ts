@@ -67,11 +67,33 @@ const UPSTREAM_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   'GW_ERR_PROVIDER_UNAVAILABLE',
 ]);
 
+/**
+ * The spec's Messages table: the `error.type` each status stands for. An OpenAI upstream's error
+ * keeps its status for a Messages client, so its type must be the one that status documents (a
+ * provider 400 was `400 api_error`, a 500 `500 overloaded_error`: pairs outside the table).
+ */
+const TYPE_FOR_STATUS: Readonly<Record<number, AnthropicErrorType>> = {
+  400: 'invalid_request_error',
+  401: 'authentication_error',
+  402: 'billing_error',
+  403: 'permission_error',
+  404: 'not_found_error',
+  413: 'request_too_large',
+  429: 'rate_limit_error',
+  500: 'api_error',
+  502: 'api_error',
+  503: 'overloaded_error',
+  504: 'timeout_error',
+  529: 'overloaded_error',
+};
+
 /** `error.type` and `error.message` for a client: an Anthropic upstream's own words are kept. */
 export function anthropicError(err: GatewayError): { type: string; message: string } {
   const up = err.upstream;
-  if (up !== undefined && up.protocol === 'anthropic' && up.type !== undefined && UPSTREAM_CODES.has(err.code)) {
-    return { type: up.type, message: up.message };
+  if (up !== undefined && UPSTREAM_CODES.has(err.code)) {
+    if (up.protocol === 'anthropic' && up.type !== undefined) return { type: up.type, message: up.message };
+    const type = TYPE_FOR_STATUS[up.status];
+    if (type !== undefined) return { type, message: err.message };
   }
   return { type: anthropicErrorType[err.code], message: err.message };
 }

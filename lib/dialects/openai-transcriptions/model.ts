@@ -7,7 +7,7 @@
 //   `audio` in its input modalities; otherwise 400 invalid_model;
 // - the model must have at least one `transcriptions` deployment on an `openai` provider (the only
 //   protocol that carries transcriptions); otherwise 400 invalid_model.
-import type { Catalog, CatalogModel } from '../../catalog.js';
+import { modelAllowed, type Catalog, type CatalogModel } from '../../catalog.js';
 import type { Deployment } from '../../chunks.js';
 import type { Config } from '../../config.js';
 import { errors } from '../../errors/index.js';
@@ -32,31 +32,32 @@ function isTranscriptionModel(model: CatalogModel): boolean {
   return model.input.has('audio') && transcriptionDeployments(model).length > 0;
 }
 
-/** the catalog's models that can transcribe, named in the errors below */
-function transcribers(catalog: Catalog): string[] {
-  return catalog.models.filter(isTranscriptionModel).map((m) => m.id);
+/** the catalog's models that can transcribe and the key may use, named in the errors below */
+function transcribers(catalog: Catalog, allow: readonly string[]): string[] {
+  return catalog.models.filter((m) => isTranscriptionModel(m) && modelAllowed(allow, m.id)).map((m) => m.id);
 }
 
-export function resolveTranscriptionModel(value: string | null, catalog: Catalog, config: Config): TranscriptionModel {
+/** `allow`: the key's model allowlist (empty = every model); hints name only models it admits. */
+export function resolveTranscriptionModel(value: string | null, catalog: Catalog, config: Config, allow: readonly string[] = []): TranscriptionModel {
   if (value === null || DEFAULT_MODEL_NAMES.has(value)) {
     const id = config.transcription?.defaultModel;
     const model = id !== undefined ? catalog.get(id) : catalog.models.find(isTranscriptionModel);
     if (model === undefined || !isTranscriptionModel(model)) {
-      throw errors.transcriptionDefaultMissing(transcribers(catalog));
+      throw errors.transcriptionDefaultMissing(transcribers(catalog, allow));
     }
     return { model, deployments: transcriptionDeployments(model), auto: value === null || value === AUTO_MODEL };
   }
   const hit = catalog.resolve(value);
   if (hit === null) {
-    throw errors.transcriptionModelUnknown(value, catalog.suggestions(value), transcribers(catalog));
+    throw errors.transcriptionModelUnknown(value, catalog.suggestions(value, allow), transcribers(catalog, allow));
   }
   const model = hit.model;
   if (!model.input.has('audio')) {
-    throw errors.modelNotAudio(model.id, transcribers(catalog));
+    throw errors.modelNotAudio(model.id, transcribers(catalog, allow));
   }
   const deployments = transcriptionDeployments(model);
   if (deployments.length === 0) {
-    throw errors.modelNoTranscriptionDeployment(model.id, transcribers(catalog));
+    throw errors.modelNoTranscriptionDeployment(model.id, transcribers(catalog, allow));
   }
   return { model, deployments, auto: false };
 }
