@@ -54,7 +54,6 @@ const TODO: [RegExp, string][] = [
   // the provider's in-band error before any output: no failover, and the stream is not recorded with its error code
   [/^\S+ responses in-band-error json failover$/, FAILOVER_AFTER_HEADERS],
   [/^\S+ responses in-band-error stream failover$/, `${FAILOVER_AFTER_HEADERS}; ${IN_BAND_RECORDED}`],
-  [/^\S+ responses in-band-error stream alone$/, IN_BAND_RECORDED],
 ];
 
 /** the sim's fault kinds, and the recorded in-band error where the protocol has one */
