@@ -3,6 +3,7 @@
 // model produced before it is written.
 import type { ErrorOpts, Frame, Out, Outcome, Proto } from './io.js';
 import { writeFrames } from './io.js';
+import { deliverHeadJson, headStreamPlan, isHeadFault } from './head-faults.js';
 import { duplicateKey, isObj, rawToken, toJson, type Obj } from './json.js';
 import { optInt, type FaultKind, type SimSpec } from './spec.js';
 
@@ -94,6 +95,7 @@ export function streamFault(kind: FaultKind | undefined, proto: Proto, input: Fr
   if (kind === undefined) return { frames: input };
   const frames = clone(input);
   const fd = firstDelta(proto, frames);
+  if (isHeadFault(kind)) return headStreamPlan(kind, proto, frames, fd);
   const drop = (i: number): void => {
     if (i >= 0) frames.splice(i, 1);
   };
@@ -233,6 +235,7 @@ export async function deliver(out: Out, outcome: Outcome, spec: SimSpec, kind?: 
       return;
     case 'json': {
       const text = Buffer.from(jsonFault(kind, out.proto, outcome.body));
+      if (isHeadFault(kind)) return deliverHeadJson(out, kind, text);
       if (kind !== 'reset-mid' && kind !== 'stall-mid') {
         out.send(200, text, 'application/json');
         return;
