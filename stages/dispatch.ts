@@ -1,7 +1,10 @@
 // dispatch: RoutedRequest → upstream body bytes, after an `upstream` note saying which deployment
 // answered (and a `headers` note with the upstream's request id where the client sees it). Tries the
 // model's deployments in order with the shared failover loop (lib/providers/failover-loop.ts): before
-// the first byte, a 429, 5xx, 529, timeout or connection failure moves on to the next deployment.
+// anything reached the client, a 429, 5xx, 529, timeout or connection failure moves on to the next
+// deployment, and so does a 2xx answer that fails before its first content frame (a stream) or
+// before it was read whole and decoded (JSON): silence, a reset, a cut, a malformed frame, an in-band
+// error (lib/providers/answer-check.ts).
 // Other upstream errors are preserved (status, wording, retry-after, request id). The call is
 // cancelled when the request's signal aborts (client gone, shutdown).
 import type { RoutedRequest } from '../lib/chunks.js';
@@ -10,6 +13,7 @@ import { errors } from '../lib/errors/index.js';
 import type { Failure } from '../lib/providers/failover.js';
 import { header } from '../lib/providers/failover.js';
 import { failover, type FailoverCall } from '../lib/providers/failover-loop.js';
+import { answerCheck } from '../lib/providers/answer-check.js';
 import { encodeUpstreamRequest, canEncode, type EncodedCall } from '../lib/dialects/index.js';
 import type { HeadersNote, UpstreamNote } from '../lib/notes.js';
 import type { Stage, StageFactory } from '../lib/stage.js';
@@ -51,9 +55,12 @@ function textCall(routed: RoutedRequest): FailoverCall<never> {
     },
     streams(res) {
       const contentType = header(res.headers, 'content-type') ?? '';
+      return /text\/event-stream/i.test(contentType) || (sent!.stream && !/json/i.test(contentType));
+    },
+    check: answerCheck,
+    committed() {
       // no other deployment will be tried: let the request's bytes go
       routed.request.raw = undefined;
-      return /text\/event-stream/i.test(contentType) || (sent!.stream && !/json/i.test(contentType));
     },
     exhausted: (failures) => exhausted(routed, failures),
   };

@@ -2,11 +2,15 @@
 // stages/transcribe-dispatch.ts) runs: the deployments in order, each attempt numbered and, under
 // --record, tapped; a connection failure or timeout, or a 408/409/429/5xx answer, moves on to the
 // next deployment; any other error answer is final (lib/providers/failover.ts decides which error
-// the client sees). The first 2xx answer goes out as an `upstream` note (which deployment, how, and
-// when) and then its body: streamed chunk by chunk from this one generator (the hot path: no extra
-// hop per chunk), or read whole by the caller's `answer`. If the body is lost before anything of it
-// was handed on, an `upstream: null` note takes the answer back and the next deployment is tried.
-// The upstream's request id goes out as a `headers` note where the client's dialect shows it.
+// the client sees). A 2xx answer is failed over too while nothing of it has been handed on: its
+// start is held back until it shows content (lib/providers/answer-check.ts: a stream's first
+// content frame, a whole JSON answer that decodes), and silence, a reset, a cut, a malformed frame
+// or an in-band error before that moves on like a failed head. Then the answer goes out as an
+// `upstream` note (which deployment, how, and when) and its body: what was held in one piece, the
+// rest chunk by chunk from this one generator (the hot path: no extra hop or check per chunk), or
+// read whole by the caller's `answer`. If an answer read whole is lost, an `upstream: null` note
+// takes it back and the next deployment is tried. The upstream's request id goes out as a
+// `headers` note where the client's dialect shows it.
 import type { Deployment, RoutedRequest } from '../chunks.js';
 import type { RequestContext } from '../context.js';
 import { dialects } from '../dialects/index.js';
@@ -14,6 +18,7 @@ import { GatewayError } from '../errors.js';
 import { errors } from '../errors/index.js';
 import type { HeadersNote, Upstream, UpstreamNote } from '../notes.js';
 import type { UpstreamTiming } from '../request-log.js';
+import { holdBack, type AnswerCheck } from './answer-check.js';
 import { errorCode, finalUpstreamError, header, isRetryableStatus, transportFailure, upstreamError, type Failure } from './failover.js';
 import type { ProviderHandle, ProviderPool } from './pool.js';
 import type { UpstreamResponse } from './upstream-call.js';
@@ -40,6 +45,13 @@ export interface FailoverCall<O> {
    * the body's chunks are handed on as they come.
    */
   answer?(res: UpstreamResponse, upstream: Upstream): Promise<readonly O[]>;
+  /**
+   * What a streamed-on 2xx answer must show before any of it is handed on (held back until then, so
+   * that a failure still moves on to the next deployment); undefined hands every chunk on at once.
+   */
+  check?(upstream: Upstream): AnswerCheck | undefined;
+  /** this deployment's answer is the client's: no other deployment will be tried */
+  committed?(): void;
   /** every deployment failed, or none could be tried */
   exhausted(failures: readonly Failure[]): GatewayError;
 }
@@ -76,6 +88,22 @@ function bodyFailure(ctx: RequestContext, deployment: Deployment, err: unknown, 
   if (code === 'UND_ERR_BODY_TIMEOUT') return errors.streamIdle(deployment.providerId);
   if (!handedOn) return new TryNext(err);
   return errors.connectionLost(deployment.providerId, code, err);
+}
+
+/**
+ * A held answer that failed before anything of it was handed on, as a failure to move on from
+ * exactly as from a failed head; null for an in-band error that a failed head would not move on
+ * from (its status is a 4xx other than 408/409/429).
+ */
+function answerFailure(err: unknown, deployment: Deployment): Failure | null {
+  if (!GatewayError.is(err)) {
+    const failure = transportFailure(err, deployment, true);
+    return { ...failure, detail: `${failure.detail} before any content` };
+  }
+  const up = err.upstream;
+  if (up === undefined) return { deployment, kind: 'answer', detail: `${deployment.providerId}: ${err.message}` };
+  if (!isRetryableStatus(up.status)) return null;
+  return { deployment, kind: 'http', upstream: up, detail: `${deployment.providerId}: an in-band error before any content (${up.type ?? up.status}: ${up.message})` };
 }
 
 export async function* failover<O>(ctx: RequestContext, routed: RoutedRequest, call: FailoverCall<O>): AsyncGenerator<O | Buffer | UpstreamNote | HeadersNote> {
@@ -138,14 +166,14 @@ export async function* failover<O>(ctx: RequestContext, routed: RoutedRequest, c
       ...(requestId !== undefined ? { requestId } : {}),
       timing,
     };
-    yield { note: 'upstream', upstream: answered };
-    const shown = upstreamIdHeaders(ctx, deployment.protocol, requestId);
-    if (shown !== null) {
-      shownId = requestId;
-      yield shown;
-    }
-    let lost: TryNext | undefined;
     if (call.answer !== undefined) {
+      let lost: TryNext | undefined;
+      yield { note: 'upstream', upstream: answered };
+      const shown = upstreamIdHeaders(ctx, deployment.protocol, requestId);
+      if (shown !== null) {
+        shownId = requestId;
+        yield shown;
+      }
       let outputs: readonly O[] | undefined;
       try {
         outputs = await call.answer(res, answered);
@@ -157,29 +185,66 @@ export async function* failover<O>(ctx: RequestContext, routed: RoutedRequest, c
         timing.endedAt ??= Date.now();
       }
       if (outputs !== undefined) {
+        call.committed?.();
         yield* outputs;
         return;
       }
-    } else {
-      let handedOn = false;
+      failures.push(transportFailure(lost!.failure, deployment, whole));
+      ctx.log.warn({ provider: deployment.providerId, err: errorCode(lost!.failure) }, 'upstream answer failed; trying the next deployment');
+      yield { note: 'upstream', upstream: null }; // nothing of it reached anyone: no provider work
+      continue;
+    }
+    const check = call.check?.(answered);
+    let held: Buffer | null = null;
+    if (check !== undefined) {
       try {
-        for await (const chunk of res.body) {
-          handedOn = true;
-          yield chunk;
-        }
-        timing.endedAt = Date.now();
-        return;
+        held = await holdBack(res.body, check);
       } catch (err) {
         timing.endedAt = Date.now();
-        const failure = bodyFailure(ctx, deployment, err, handedOn);
-        if (!(failure instanceof TryNext)) throw failure;
-        lost = failure;
+        if (ctx.signal.aborted) throw aborted(ctx, err);
+        const failure = answerFailure(err, deployment);
+        if (failure === null) {
+          // an in-band error that is not failed over (a 4xx): final, as the same error answer would be
+          const up = (err as GatewayError).upstream!;
+          const shown = upstreamIdHeaders(ctx, deployment.protocol, requestId);
+          if (shown !== null) {
+            shownId = requestId;
+            yield shown;
+          }
+          throw finalUpstreamError(deployment, up);
+        }
+        failures.push(failure);
+        ctx.log.warn({ provider: deployment.providerId, err: GatewayError.is(err) ? err.code : errorCode(err), detail: failure.detail }, 'upstream answer failed before any content; trying the next deployment');
+        continue;
       }
     }
-    failures.push(transportFailure(lost!.failure, deployment, whole));
-    ctx.log.warn({ provider: deployment.providerId, err: errorCode(lost!.failure) }, 'upstream answer failed; trying the next deployment');
-    yield { note: 'upstream', upstream: null }; // nothing of it reached anyone: no provider work
-    continue;
+    call.committed?.();
+    yield { note: 'upstream', upstream: answered };
+    const shown = upstreamIdHeaders(ctx, deployment.protocol, requestId);
+    if (shown !== null) {
+      shownId = requestId;
+      yield shown;
+    }
+    let handedOn = false;
+    if (held !== null) {
+      handedOn = true;
+      yield held;
+    }
+    try {
+      for await (const chunk of res.body) {
+        handedOn = true;
+        yield chunk;
+      }
+      timing.endedAt = Date.now();
+      return;
+    } catch (err) {
+      timing.endedAt = Date.now();
+      const failure = bodyFailure(ctx, deployment, err, handedOn);
+      if (!(failure instanceof TryNext)) throw failure;
+      failures.push(transportFailure(failure.failure, deployment, whole));
+      ctx.log.warn({ provider: deployment.providerId, err: errorCode(failure.failure) }, 'upstream answer failed; trying the next deployment');
+      yield { note: 'upstream', upstream: null }; // nothing of it reached anyone: no provider work
+    }
   }
   const error = call.exhausted(failures);
   // the last failure's own error is what the client gets: show its request id

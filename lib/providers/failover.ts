@@ -7,7 +7,8 @@ import type { Transport } from './transport.js';
 
 export interface Failure {
   deployment: Deployment;
-  kind: 'http' | 'timeout' | 'connection';
+  /** `answer`: a 2xx answer that could not be read (malformed, cut short) before any of it went on */
+  kind: 'http' | 'timeout' | 'connection' | 'answer';
   upstream?: UpstreamErrorInfo;
   detail: string;
 }

@@ -3,6 +3,7 @@
 // model produced before it is written.
 import type { ErrorOpts, Frame, Out, Outcome, Proto } from './io.js';
 import { writeFrames } from './io.js';
+import { deliverHeadJson, headStreamPlan, isHeadFault } from './head-faults.js';
 import { duplicateKey, isObj, rawToken, toJson, type Obj } from './json.js';
 import { optInt, type FaultKind, type SimSpec } from './spec.js';
 
@@ -94,6 +95,7 @@ export function streamFault(kind: FaultKind | undefined, proto: Proto, input: Fr
   if (kind === undefined) return { frames: input };
   const frames = clone(input);
   const fd = firstDelta(proto, frames);
+  if (isHeadFault(kind)) return headStreamPlan(kind, proto, frames, fd);
   const drop = (i: number): void => {
     if (i >= 0) frames.splice(i, 1);
   };
@@ -126,8 +128,6 @@ export function streamFault(kind: FaultKind | undefined, proto: Proto, input: Fr
       return { frames: nonFiniteStream(proto, frames) };
     case 'bad-index':
       return { frames: renumber(proto, badIndex(proto, frames, fd)) };
-    case 'error-mid':
-      return { frames: renumber(proto, [...frames.slice(0, Math.max(1, Math.min(fd + 2, frames.length - 1))), ...inBandError(proto, frames)]) };
     case 'no-stop':
       if (proto === 'anthropic') drop(lastIndexWhere(frames, (f) => typeOf(f) === 'message_stop'));
       else if (proto === 'responses') drop(lastIndexWhere(frames, (f) => typeOf(f) === 'response.completed'));
@@ -142,24 +142,6 @@ export function streamFault(kind: FaultKind | undefined, proto: Proto, input: Fr
     default:
       return { frames };
   }
-}
-
-/**
- * The frames a provider sends when it fails mid-stream after HTTP 200 (as recorded in
- * fixtures/upstream/errors and openai-responses/error-insufficient-quota.sse): Anthropic's
- * `event: error`, a Chat chunk carrying only `error` (no `[DONE]` after it), Responses' `error`
- * event followed by `response.failed` (sequence numbers: `renumber`).
- */
-function inBandError(proto: Proto, frames: Frame[]): Frame[] {
-  if (proto === 'anthropic') return [{ event: 'error', data: { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } } }];
-  if (proto === 'chat') return [{ data: { error: { message: 'The server had an error while processing your request.', type: 'server_error', param: null, code: 'server_error' } } }];
-  const error = { code: 'server_error', message: 'The server had an error while processing your request.' };
-  const started = frames.find((f) => typeOf(f) === 'response.created');
-  const response = isObj(started?.data) && isObj(started.data.response) ? { ...started.data.response, status: 'failed', error } : { status: 'failed', error };
-  return [
-    { event: 'error', data: { type: 'error', sequence_number: 0, error: { type: 'server_error', ...error, param: null } } },
-    { event: 'response.failed', data: { type: 'response.failed', sequence_number: 0, response } },
-  ];
 }
 
 function nonFiniteStream(proto: Proto, frames: Frame[]): Frame[] {
@@ -253,6 +235,7 @@ export async function deliver(out: Out, outcome: Outcome, spec: SimSpec, kind?: 
       return;
     case 'json': {
       const text = Buffer.from(jsonFault(kind, out.proto, outcome.body));
+      if (isHeadFault(kind)) return deliverHeadJson(out, kind, text);
       if (kind !== 'reset-mid' && kind !== 'stall-mid') {
         out.send(200, text, 'application/json');
         return;

@@ -23,8 +23,8 @@ export interface SimSpec {
 export const FAULT_KINDS = [
   '429', '500', '502', '503', '529', '400', '401', 'slow', 'reset-before', 'reset-mid', 'stall-mid',
   'malformed-sse', 'wrong-model', 'duplicate-keys', 'non-finite', 'bad-index', 'no-stop', 'unclosed-block',
-  // a stream that sends some text, then the protocol's in-band `error` event instead of its end
-  'error-mid',
+  // after the 200 head, before any content (see faults.ts HEAD_FAULTS): the gateway may still fail over
+  'reset-head', 'stall-head', 'reset-preamble', 'stall-preamble', 'end-preamble', 'malformed-first', 'error-preamble', 'error-mid',
 ] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
