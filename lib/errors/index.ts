@@ -4,6 +4,7 @@
 // that no file outside lib/errors* words an error itself.
 import { authErrors } from './auth.js';
 import { configErrors } from './config.js';
+import { connectionErrors } from './connection.js';
 import { fieldErrors } from './fields.js';
 import { gatewayErrors } from './gateway.js';
 import { headerErrors } from './headers.js';
@@ -24,7 +25,8 @@ export const errors = {
   ...upstreamErrors,
   ...configErrors,
   ...gatewayErrors,
+  ...connectionErrors,
 };
 
 /** the definitions of each area, for the test that no name is defined twice */
-export const errorAreas = { authErrors, limitErrors, requestErrors, headerErrors, fieldErrors, modelErrors, upstreamErrors, configErrors, gatewayErrors };
+export const errorAreas = { authErrors, limitErrors, requestErrors, headerErrors, fieldErrors, modelErrors, upstreamErrors, configErrors, gatewayErrors, connectionErrors };
