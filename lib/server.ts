@@ -47,10 +47,10 @@ const ABORT_GRACE_MS = 1000;
 
 /** A refused request's body still coming after its answer: read and dropped for `ms`, then the connection is cut. */
 function drainBriefly(req: IncomingMessage, ms: number): void {
-  const cut = setTimeout(() => {
-    if (!req.complete) req.socket.destroy();
+  // no listener on the socket (a keep-alive socket may see many): the timer checks when it fires
+  setTimeout(() => {
+    if (!req.complete && !req.socket.destroyed) req.socket.destroy();
   }, ms).unref();
-  req.socket.once('close', () => clearTimeout(cut));
 }
 
 function newRequestId(): string {

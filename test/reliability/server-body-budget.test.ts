@@ -19,10 +19,10 @@ t.teardown(() => gw?.stop());
 
 const request = (content = 'hi'): string => JSON.stringify({ model: 'claude-opus-5', max_tokens: 16, messages: [{ role: 'user', content }] });
 
-/** a large Messages request (3 MiB, JSON padded with whitespace) whose head is sent, its body held back */
+/** a large Messages request (3.5 MiB, JSON padded with whitespace) whose head is sent, its body held back */
 async function startLarge(path = '/v1/messages', headers = messagesHeaders()): Promise<{ c: RawConnection; body: Buffer }> {
   const json = request();
-  const body = Buffer.concat([Buffer.from(json), Buffer.alloc(3 * MiB - json.length, 0x20)]);
+  const body = Buffer.concat([Buffer.from(json), Buffer.alloc(3.5 * MiB - json.length, 0x20)]);
   const c = new RawConnection(gw.url);
   c.head([`POST ${path} HTTP/1.1`, `host: ${new URL(gw.url).host}`, ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`), `content-length: ${body.length}`, 'expect: 100-continue']);
   await c.continued();
@@ -30,7 +30,7 @@ async function startLarge(path = '/v1/messages', headers = messagesHeaders()): P
 }
 
 t.test('past the budget a large body gets 503 + retry-after before it is read; a small request is still served', async (t) => {
-  // 8 MiB, an eighth kept for small bodies: two 3 MiB bodies fit in the other 7 MiB, a third does not
+  // 8 MiB, an eighth kept for small bodies: two 3.5 MiB bodies fill the other 7 MiB, a third does not fit
   const first = await startLarge();
   const second = await startLarge();
   const third = await startLarge();
@@ -49,7 +49,7 @@ t.test('past the budget a large body gets 503 + retry-after before it is read; a
     headers: { 'content-type': 'application/json', authorization: 'Bearer sk-test-full-0000' },
     body: JSON.stringify({ model: 'gpt-5', max_tokens: 16, messages: [{ role: 'user', content: 'x'.repeat(200 * 1024) }] }),
   });
-  t.equal(chat.status, 200, 'a small request (200 KiB) is served while the large ones hold the budget');
+  t.equal(chat.status, 200, 'a small request (200 KiB) is served from the reserve while the large ones hold all the rest');
   const small = await fetch(`${gw.url}/v1/messages`, { method: 'POST', headers: messagesHeaders(), body: request() });
   t.equal(small.status, 200);
 
