@@ -83,6 +83,16 @@ export interface KeyConfig {
   rateLimit?: { rpm?: number; tpm?: number };
 }
 
+/** Timeouts of every client connection (lib/server.ts, lib/body-clock.ts); defaults in config.schema.json. */
+export interface ConnectionsConfig {
+  headersTimeoutMs: number;
+  keepAliveTimeoutMs: number;
+  bodyGraceMs: number;
+  bodyMinBytesPerSecond: number;
+  refusedBodyDrainMs: number;
+  refusedBodyDrainBytes: number;
+}
+
 export interface Config {
   listen: { host: string; port: number };
   store: string;
@@ -90,6 +100,9 @@ export interface Config {
   shutdownGraceMs: number;
   pingIntervalMs: number;
   maxBodyBytes: number;
+  /** most request-body bytes held in memory by all requests together (lib/body-budget.ts) */
+  maxBufferedBodyBytes: number;
+  connections: ConnectionsConfig;
   admin?: { key: string };
   providers: ProviderConfig[];
   models: ModelConfig[];

@@ -15,7 +15,9 @@ import { renderError } from './dialects/index.js';
 import type { ChainNote, Outcome } from './notes.js';
 import { fuseStages, type Stage, type StageFactory, type Values } from './stage.js';
 import { ChunkReader, ResponseSink } from './request-io.js';
-import { lingerOnClose } from './linger.js';
+import { closesAfterRefusal, lingerOnClose } from './linger.js';
+import { watchBody } from './body-clock.js';
+import { errors } from './errors/index.js';
 import { StageTimings } from './stage-timings.js';
 
 /**
@@ -41,12 +43,14 @@ export function writeError(ctx: RequestContext, res: ServerResponse, error: Gate
   const outcome: Outcome = { status: rendered.status, errorCode: error.code };
   if (res.headersSent || res.destroyed) return outcome;
   const headers: Record<string, string | string[]> = Object.assign({}, headersSoFar, rendered.headers);
-  // An oversized upload is cut off: the connection closes rather than read the rest, with a lingering
-  // close so the client reads the answer, not a reset. Any other early error lets Node discard the
-  // unread body, so a client still sending sees the answer, not EPIPE.
-  if (bodyUnread && (error.code === 'GW_ERR_BODY_TOO_LARGE' || error.code === 'GW_ERR_FILE_TOO_LARGE')) {
+  // A body refused before it was read is never read to its end: an oversized, too slow or unaffordable
+  // one, or a large or chunked one, is cut off (the connection closes, with a lingering close so the
+  // client reads the answer, not a reset); a small declared one is read and dropped within the drain
+  // time (lib/server.ts) and the connection kept.
+  const limits = ctx.config.connections;
+  if (bodyUnread && closesAfterRefusal(error.code, ctx.headers, limits.refusedBodyDrainBytes)) {
     headers.connection = 'close';
-    lingerOnClose(res.socket);
+    lingerOnClose(res.socket, limits.refusedBodyDrainMs);
   }
   headers['content-length'] = String(Buffer.byteLength(rendered.body));
   res.writeHead(rendered.status, headers);
@@ -75,7 +79,15 @@ async function drive<O extends string | Buffer>(chain: AsyncGenerator<O>, sink: 
 
 export async function runPipeline<O extends string | Buffer | ChainNote>(ctx: RequestContext, req: IncomingMessage, res: ServerResponse, chain: Chain<Buffer, O>): Promise<void> {
   const timings = ctx.logsDebug === true ? new StageTimings() : null;
-  const built: Stage<unknown, unknown>[] = chain.factories.map((f) => f(ctx));
+  const built: Stage<unknown, unknown>[] = [];
+  try {
+    for (const f of chain.factories) built.push(f(ctx));
+  } catch (err) {
+    // a factory refused the request (parse-body: a declared length over a limit): the stages already
+    // built are closed, as every built stage is (parse-body gives its memory lease back)
+    for (const stage of built) await stage.close?.(ctx, GatewayError.from(err));
+    throw err;
+  }
   const stages = timings === null ? built : built.map((s) => timings.wrap(s));
   let error: GatewayError | undefined;
   let bodyEnded = false;
@@ -83,6 +95,10 @@ export async function runPipeline<O extends string | Buffer | ChainNote>(ctx: Re
     bodyEnded = true;
   });
   const body = new ChunkReader(req);
+  // a body that comes too slowly fails the chain with 408 (the chain reads the whole body before it
+  // calls a provider, so this never cuts a response)
+  const limits = ctx.config.connections;
+  const stopClock = watchBody(req, limits, (late) => body.fail(errors.bodyTooSlow(late.received, late.elapsedMs, limits.bodyGraceMs, limits.bodyMinBytesPerSecond)));
   const sink = new ResponseSink(ctx, res, ctx.config.pingIntervalMs);
   const fused = fuseStages<string | Buffer>(stages, ctx, sink.note)(body);
   // an abort (client gone, shutdown) ends a wait for more request body at once
@@ -99,6 +115,7 @@ export async function runPipeline<O extends string | Buffer | ChainNote>(ctx: Re
     error.providerWork = sink.providerWork;
   }
   ctx.signal.removeEventListener('abort', onAbort);
+  stopClock();
   let outcome: Outcome = sink.outcome();
   if (error) {
     if (!sink.sent) {

@@ -14,6 +14,10 @@ import { runPipeline, writeError } from './pipeline.js';
 import type { Outcome } from './notes.js';
 import type { Services } from './services.js';
 import { requestSummary } from './request-log.js';
+import { bodyBudget } from './body-budget.js';
+import { clientErrorListener } from './client-error.js';
+import { lingerOnClose } from './linger.js';
+import { hostError, requestTarget } from './request-target.js';
 
 /**
  * What a request runs against: one configuration and what was built from it. A reload swaps in a
@@ -41,18 +45,16 @@ export interface Gateway {
 /** after the grace period: how long aborted requests get to end themselves before their sockets are cut */
 const ABORT_GRACE_MS = 1000;
 
-function newRequestId(): string {
-  return `req_${randomUUID().replace(/-/g, '')}`;
+/** A refused request's body still coming after its answer: read and dropped for `ms`, then the connection is cut. */
+function drainBriefly(req: IncomingMessage, ms: number): void {
+  // no listener on the socket (a keep-alive socket may see many): the timer checks when it fires
+  setTimeout(() => {
+    if (!req.complete && !req.socket.destroyed) req.socket.destroy();
+  }, ms).unref();
 }
 
-/** A path made only of these needs no URL parsing: no query, no percent-encoding, no dot segments. */
-const PLAIN_PATH = /^(?:\/[A-Za-z0-9_-]+)+$/;
-const NO_QUERY: URLSearchParams = new URLSearchParams();
-
-/** The request's path and query: `new URL` only when the target is not a plain path. */
-function requestTarget(raw: string | undefined): { pathname: string; searchParams: URLSearchParams } {
-  if (raw !== undefined && PLAIN_PATH.test(raw)) return { pathname: raw, searchParams: NO_QUERY };
-  return new URL(raw ?? '/', 'http://gateway.local');
+function newRequestId(): string {
+  return `req_${randomUUID().replace(/-/g, '')}`;
 }
 
 const NOTHING_LEARNED: Learned = { key: null, anthropic: null };
@@ -132,7 +134,9 @@ export function createGateway(initial: ServingState, log: Logger): Gateway {
     const head: RequestHead = { method: req.method ?? 'GET', path: target.pathname, headers: req.headers, rawHeaders: req.rawHeaders, query: target.searchParams, config: state.config, services: state.services };
     // the hooks run before the context exists: what they learn (the key, the validated headers) is
     // part of it, fixed for the whole request
-    const hooks = closing ? { learned: NOTHING_LEARNED, error: undefined } : runHooks(endpoint, head);
+    // a request line or Host that HTTP/1.1 refuses stops the request before any hook
+    const refused = target.refused ?? hostError(req);
+    const hooks = closing || refused !== null ? { learned: NOTHING_LEARNED, error: refused ?? undefined } : runHooks(endpoint, head);
     const ctx = buildContext(req, endpoint, head, hooks.learned, startedAt, log);
     inflight.add(ctx);
     users.set(state, (users.get(state) ?? 0) + 1);
@@ -148,6 +152,13 @@ export function createGateway(initial: ServingState, log: Logger): Gateway {
     res.once('close', () => {
       if (!res.writableFinished) ctx.abort(errors.clientClosed());
       ended();
+    });
+    // an answer sent before the body was read (a refusal, a helper route): the rest of the body is
+    // never read to its end, only dropped for a short while (lib/linger.ts)
+    const limits = state.config.connections;
+    lingerOnClose(req.socket, limits.refusedBodyDrainMs, () => !req.complete);
+    res.once('finish', () => {
+      if (!req.complete) drainBriefly(req, limits.refusedBodyDrainMs);
     });
     let ranChain = false;
     let failed: GatewayError | undefined;
@@ -178,7 +189,20 @@ export function createGateway(initial: ServingState, log: Logger): Gateway {
       if (!res.headersSent) res.writeHead(500).end();
     });
   };
-  const server = createServer({ keepAliveTimeout: 65_000, requestTimeout: 0, headersTimeout: 60_000 }, onRequest);
+  const limits = initial.config.connections;
+  // Node's own timers: the request head (headersTimeout, checked every second) and idle keep-alive
+  // connections. The body has the gateway's own clock (lib/body-clock.ts: time bounded by its size),
+  // so Node's requestTimeout, which would bound every body by one fixed time, stays off. A missing
+  // Host is checked by the gateway (request-target.ts), to answer it in the envelope.
+  const server = createServer(
+    { keepAliveTimeout: limits.keepAliveTimeoutMs, headersTimeout: limits.headersTimeoutMs, requestTimeout: 0, connectionsCheckingInterval: 1000, requireHostHeader: false },
+    onRequest,
+  );
+  bodyBudget.resize(initial.config.maxBufferedBodyBytes);
+  server.on(
+    'clientError',
+    clientErrorListener({ routes: () => current.routes, headersTimeoutMs: () => current.config.connections.headersTimeoutMs, lingerMs: () => current.config.connections.refusedBodyDrainMs, log }),
+  );
 
   return {
     server,
@@ -188,6 +212,9 @@ export function createGateway(initial: ServingState, log: Logger): Gateway {
     replace(next) {
       const prev = current;
       current = next;
+      server.keepAliveTimeout = next.config.connections.keepAliveTimeoutMs;
+      server.headersTimeout = next.config.connections.headersTimeoutMs;
+      bodyBudget.resize(next.config.maxBufferedBodyBytes);
       if (prev === next || !users.has(prev)) return Promise.resolve();
       return new Promise<void>((resolve) => {
         drained.set(prev, () => {

@@ -1,11 +1,13 @@
 // parse-body: request bytes → RawBody. Counts bytes as they arrive and fails with 413 the moment the
 // limit is passed (the rest is never buffered); at the end parses strict RFC JSON, naming the path
-// of the first problem (duplicate key, NaN, trailing garbage, invalid UTF-8).
+// of the first problem (duplicate key, NaN, trailing garbage, invalid UTF-8). The body's bytes are
+// leased from the memory budget across bodies first (lib/body-budget.ts): past it, a retryable 503.
 import type { RawBody } from '../lib/chunks.js';
 import type { GatewayError } from '../lib/errors.js';
 import { errors } from '../lib/errors/index.js';
 import { JsonSyntaxError, parseStrict } from '../lib/json/strict-parse.js';
 import type { Stage, StageFactory } from '../lib/stage.js';
+import { bodyBudget, type BodyBudget } from '../lib/body-budget.js';
 
 export function bodyTooLarge(limit: number): GatewayError {
   return errors.bodyTooLarge(limit);
@@ -32,21 +34,40 @@ export function parseJsonBody(bytes: Buffer): RawBody {
   }
 }
 
-export function parseBody(opts: { limit: number }): StageFactory<Buffer, RawBody> {
+/** what a client refused for lack of memory is told to wait, in seconds */
+const BUDGET_RETRY_AFTER = 1;
+
+/**
+ * `budget`: the memory bound across bodies (default the process's, lib/body-budget.ts). The body's
+ * declared length is leased before anything is read, a chunked body's chunks as they arrive; the
+ * lease is given back when the request ends.
+ */
+export function parseBody(opts: { limit: number; budget?: BodyBudget }): StageFactory<Buffer, RawBody> {
   return (ctx): Stage<Buffer, RawBody> => {
     const chunks: Buffer[] = [];
     let size = 0;
-    checkDeclaredLength(ctx.headers['content-length'], opts.limit);
+    const declared = ctx.headers['content-length'];
+    checkDeclaredLength(declared, opts.limit);
+    const budget = opts.budget ?? bodyBudget;
+    const lease = budget.lease();
+    const full = (): GatewayError => errors.bodyBudgetFull(budget.limit, BUDGET_RETRY_AFTER);
+    // node:http holds a body to its declared length; without one, each chunk is leased as it comes
+    const leaseChunks = declared === undefined || !/^\d+$/.test(declared);
+    if (!leaseChunks && !lease.take(Number(declared))) throw full();
     return {
       name: 'parse-body',
       step(chunk) {
         size += chunk.length;
         if (size > opts.limit) throw bodyTooLarge(opts.limit);
+        if (leaseChunks && !lease.take(chunk.length)) throw full();
         chunks.push(chunk);
         return undefined;
       },
       flush() {
         return [parseJsonBody(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size))];
+      },
+      close() {
+        lease.release();
       },
     };
   };

@@ -4,6 +4,7 @@
 // that no file outside lib/errors* words an error itself.
 import { authErrors } from './auth.js';
 import { configErrors } from './config.js';
+import { connectionErrors } from './connection.js';
 import { fieldErrors } from './fields.js';
 import { gatewayErrors } from './gateway.js';
 import { headerErrors } from './headers.js';
@@ -26,7 +27,8 @@ export const errors = {
   ...configErrors,
   ...gatewayErrors,
   ...storeErrors,
+  ...connectionErrors,
 };
 
 /** the definitions of each area, for the test that no name is defined twice */
-export const errorAreas = { authErrors, limitErrors, requestErrors, headerErrors, fieldErrors, modelErrors, upstreamErrors, configErrors, gatewayErrors, storeErrors };
+export const errorAreas = { authErrors, limitErrors, requestErrors, headerErrors, fieldErrors, modelErrors, upstreamErrors, configErrors, gatewayErrors, storeErrors, connectionErrors };

@@ -14,6 +14,9 @@ const BY_STATUS: Record<number, string[]> = {
   403: ['permission_error'],
   404: ['not_found_error'],
   405: ['invalid_request_error'],
+  // not in the spec's table: Node's own 408 and 431, now in the envelope (issue #18); the client's request is at fault
+  408: ['invalid_request_error'],
+  431: ['invalid_request_error'],
   413: ['request_too_large'],
   429: ['rate_limit_error'],
   499: ['api_error'],
