@@ -101,11 +101,12 @@ t.test('a settle the store refused is retried until it commits; new requests get
     t.equal(row.cost, expectedCost(BILL_PRICING, rowUsage(row)), 'charged its cost');
     t.ok(row.cost > 0);
     t.match(view.org('acme'), { spent: row.cost, reserved: 0 }, 'the organization is charged, the hold ended');
-    const line = gw.logs.find((l) => l.msg === 'request' && l.reqId === reqId);
+    // the log lines follow the commit (pino writes asynchronously): wait for them
+    const line = await eventually(async () => gw.logs.find((l) => l.msg === 'request' && l.reqId === reqId));
     t.match(line, { status: 200, costUsd: row.cost / 1e9 }, 'the request log line gives the cost the retry charged');
   }
   t.same(view.reservations(), [], 'no reservation left');
-  t.ok(gw.logs.some((l) => l.msg === 'settles committed after retry'), 'the recovery is logged');
+  t.ok(await eventually(async () => gw.logs.some((l) => l.msg === 'settles committed after retry')), 'the recovery is logged');
   t.equal((await quick(gw)).status, 200, 'new requests are served again');
   t.equal(await gw.stop('SIGTERM'), 0, 'a clean shutdown exits 0');
 });
