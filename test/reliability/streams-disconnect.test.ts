@@ -142,9 +142,9 @@ t.test(`${N} concurrent streams, ${CUT_SHARE * 100} % cut by their clients: whol
   let after = descriptorFigures(gw);
   const back = await eventually(() => {
     after = descriptorFigures(gw);
-    return after.clients === 0 && after.fds <= idle.fds + FD_MARGIN;
+    return after.clients <= idle.clients && after.fds <= idle.fds + FD_MARGIN;
   }, 20000, 250);
-  t.ok(back, `client connections all closed and the other descriptors back near the idle count (idle ${JSON.stringify(idle)}, after ${JSON.stringify(after)})`);
+  t.ok(back, `client connections all closed (but a warm-up's keep-alive one) and the other descriptors back near the idle count (idle ${JSON.stringify(idle)}, after ${JSON.stringify(after)})`);
   t.ok(after.pool <= heldPeak + 1, `the idle upstream pool (${after.pool}) is no larger than the streams held at once`);
 
   const hwm = statusBytes(pid, 'VmHWM');
