@@ -18,8 +18,11 @@ const N = FULL ? 1000 : 200;
 const SEED = Number(process.env.GATEWAY_STREAMS_SEED ?? 18);
 const CUT_SHARE = 0.3;
 const DELTAS = 40;
-/** 40 deltas 50 ms apart: each stream lasts about two seconds, so all of them are open together */
-const MODEL = billModel('bill/slow-stream', `claude-bill;delay=50;deltas=${DELTAS}`);
+/**
+ * 40 deltas 50 ms apart (150 with 1,000 streams, which take longer to open): each stream lasts two
+ * (six) seconds, so nearly all of them are open together
+ */
+const MODEL = billModel('bill/slow-stream', `claude-bill;delay=${FULL ? 150 : 50};deltas=${DELTAS}`);
 /** descriptors the gateway may keep beyond its idle count, the upstream pool apart (store, log, timers) */
 const FD_MARGIN = 10;
 
