@@ -11,7 +11,8 @@ export { endpoints } from './endpoints/index.js';
 export type { Endpoint, EndpointChain, EndpointDefinition, EndpointTable, Hook, Learned, RequestHead } from './endpoints/index.js';
 
 // building and running chains of stages
-export { chain, defineStage, runStage, toTransform, fuseStages, type Stage, type StageFactory, type StageOutput, type Values } from './stage.js';
+export { chain, defineStage, runStage, toTransform, type Stage, type StageFactory, type StageOutput, type Values } from './stage.js';
+export { fuseStages } from './fused-chain.js';
 // what one stage tells later ones (and the response writer), and what a client encoder reads
 export { isNote, type ChainNote, type RoutedNote, type ReservedNote, type HeadersNote, type UpstreamNote, type UsageNote, type HeadNote, type Upstream, type Outcome } from './notes.js';
 export { EncoderState, type EncoderInput } from './encoder-input.js';

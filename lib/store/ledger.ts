@@ -26,10 +26,8 @@
 //   written per operation. In a batch of N requests (a hold and an end each) of one key, that is
 //   2N inserts + N claims + at most one levels read and one bump per level, instead of N reads,
 //   2N inserts, N claims and 4N–8N bumps.
-// - A batch the store refuses (disk full, read-only file: store-errors.ts) fails its holds with a
-//   retryable 503 and hands its ends to the backlog (settle-backlog.ts), which retries them with
-//   backoff; while ends wait there, new holds are refused at once (503 with `retry-after`), before
-//   any provider work: an answer the gateway cannot bill is not started.
+// - A batch the store refuses (store-errors.ts) fails its holds with a retryable 503 and hands its
+//   ends to settle-backlog.ts; while ends wait there, new holds are refused before provider work.
 import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import { GatewayError } from '../errors.js';

@@ -12,7 +12,8 @@
 import type Database from 'better-sqlite3';
 import { errors } from '../errors/index.js';
 
-export interface ConfigKeyRow {
+/** A row of the `keys` table as the store reads and the seed writes it. */
+export interface KeyRow {
   id: string;
   hash: string;
   org: string;
@@ -30,7 +31,7 @@ function retiredHash(id: string): string {
   return `retired:${id}`;
 }
 
-export function reconcileKeys(db: Database.Database, rows: readonly ConfigKeyRow[]): void {
+export function reconcileKeys(db: Database.Database, rows: readonly KeyRow[]): void {
   const holderOf = db.prepare<[string, string], { id: string; source: string }>('SELECT id, source FROM keys WHERE hash = ? AND id <> ?');
   const sourceOf = db.prepare<[string], { source: string }>('SELECT source FROM keys WHERE id = ?');
   const retire = db.prepare<[string, string]>('UPDATE keys SET hash = ?, disabled = 1 WHERE id = ?');

@@ -10,7 +10,7 @@ import Database from 'better-sqlite3';
 import type { Config, KeyConfig, Scope } from '../config.js';
 import { MIGRATIONS } from './migrations.js';
 import { storeFile } from './store-url.js';
-import { reconcileKeys, type ConfigKeyRow } from './seed-keys.js';
+import { reconcileKeys, type KeyRow } from './seed-keys.js';
 import { errors } from '../errors/index.js';
 import { UNITS_PER_USD, type KeyRecord } from './types.js';
 import { SqliteLedger } from './ledger.js';
@@ -30,19 +30,6 @@ export function usdToUnits(usd: number): number {
   return Math.round(usd * UNITS_PER_USD);
 }
 
-interface KeyRow {
-  id: string;
-  hash: string;
-  org: string;
-  project: string | null;
-  environment: string | null;
-  scopes: string;
-  models: string;
-  spend_cap: number | null;
-  rpm: number | null;
-  tpm: number | null;
-}
-
 /** A key listed without an id is known by one derived from its secret's hash (stable across starts). */
 function keyIdOf(k: KeyConfig): string {
   return k.id ?? `key_${hashKey(k.key).slice(0, 12)}`;
@@ -52,7 +39,7 @@ function capUnits(usd: number | null | undefined): number | null {
   return usd == null ? null : usdToUnits(usd);
 }
 
-function keyRows(keys: readonly KeyConfig[]): ConfigKeyRow[] {
+function keyRows(keys: readonly KeyConfig[]): KeyRow[] {
   const seen = new Set<string>();
   return keys.map((k, i) => {
     const id = keyIdOf(k);
