@@ -1,0 +1,162 @@
+// The offline fit of the router's weights: AdaGrad over the training prompts in a seeded order,
+// deterministic (same data, seed and options → the same bytes). Per prompt, the heads (difficulty
+// and skill-mixture logits) are linear in the encoding; per model, an ability and per-skill offsets.
+// Loss: the cross-entropy of every model's score under P = sigmoid(ability + mixture·skills −
+// difficulty), plus a cross-entropy pulling the mixture toward the prompt's labelled skill.
+import { Encoder, FEATURES } from '../../lib/router/encoder.js';
+import type { QualityProfile, RouterInput } from '../../lib/router/router-api.js';
+import { sigmoid, softmaxInPlace } from '../../lib/router/weights.js';
+
+export interface FitItem {
+  input: RouterInput;
+  /** the labelled skill's index */
+  skill: number;
+  /** [model index, score in 0..1] pairs */
+  labels: readonly (readonly [number, number])[];
+}
+
+export interface FitOptions {
+  seed: number;
+  epochs: number;
+  /** AdaGrad step for the heads' weights and for the profiles */
+  rate: number;
+  profileRate: number;
+  /** L2 on the heads' weights (applied to the rows a prompt touches) and on the profiles */
+  l2: number;
+  profileL2: number;
+  /** weight of the skill-mixture supervision */
+  mixWeight: number;
+}
+
+export interface FitResult {
+  weights: Float32Array;
+  profiles: QualityProfile[];
+  /** mean score cross-entropy of the last epoch */
+  loss: number;
+}
+
+/** mulberry32: a small seeded generator for the shuffles. */
+export function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+interface Encoded {
+  start: Int32Array;
+  index: Int32Array;
+  value: Float64Array;
+}
+
+function encodeAll(items: readonly FitItem[]): Encoded {
+  const enc = new Encoder();
+  const start = new Int32Array(items.length + 1);
+  const index: number[] = [];
+  const value: number[] = [];
+  items.forEach((item, i) => {
+    enc.encode(item.input);
+    // sorted, so the sums below run in one fixed order
+    const slots = Array.from(enc.touched.subarray(0, enc.count)).sort((a, b) => a - b);
+    for (const f of slots) {
+      index.push(f);
+      value.push(enc.values[f]!);
+    }
+    start[i + 1] = index.length;
+  });
+  return { start, index: Int32Array.from(index), value: Float64Array.from(value) };
+}
+
+export function fit(items: readonly FitItem[], models: readonly { name: string; prior: number }[], skills: readonly string[], o: FitOptions): FitResult {
+  const K = skills.length;
+  const H = 1 + K;
+  const M = models.length;
+  const data = encodeAll(items);
+  const w = new Float64Array(FEATURES * H);
+  const gw = new Float64Array(FEATURES * H);
+  const ability = Float64Array.from(models, (m) => Math.log(m.prior / (1 - m.prior)));
+  const ga = new Float64Array(M);
+  const skill = new Float64Array(M * K);
+  const gs = new Float64Array(M * K);
+  const out = new Float64Array(H);
+  const gOut = new Float64Array(H);
+  const order = Int32Array.from(items, (_, i) => i);
+  const random = rng(o.seed);
+  const eps = 1e-8;
+  let loss = 0;
+  for (let epoch = 0; epoch < o.epochs; epoch++) {
+    for (let i = order.length - 1; i > 0; i--) {
+      const j = Math.floor(random() * (i + 1));
+      const t = order[i]!;
+      order[i] = order[j]!;
+      order[j] = t;
+    }
+    loss = 0;
+    let count = 0;
+    for (const n of order) {
+      const item = items[n]!;
+      const from = data.start[n]!;
+      const to = data.start[n + 1]!;
+      out.fill(0);
+      for (let p = from; p < to; p++) {
+        const row = data.index[p]! * H;
+        const x = data.value[p]!;
+        for (let h = 0; h < H; h++) out[h] += x * w[row + h]!;
+      }
+      softmaxInPlace(out, 1, H);
+      gOut.fill(0);
+      // the mixture's supervision: d(CE)/d(logit_k) = mix_k − [k = label]
+      for (let k = 0; k < K; k++) gOut[1 + k] = o.mixWeight * (out[1 + k]! - (k === item.skill ? 1 : 0));
+      const gMix = new Float64Array(K);
+      for (const [m, y] of item.labels) {
+        let z = ability[m]! - out[0]!;
+        for (let k = 0; k < K; k++) z += out[1 + k]! * skill[m * K + k]!;
+        const p = sigmoid(z);
+        loss -= y * Math.log(p + 1e-12) + (1 - y) * Math.log(1 - p + 1e-12);
+        count++;
+        const g = p - y;
+        gOut[0] -= g;
+        for (let k = 0; k < K; k++) gMix[k] += g * skill[m * K + k]!;
+        const step = g + o.profileL2 * (ability[m]! - Math.log(models[m]!.prior / (1 - models[m]!.prior)));
+        ga[m] += step * step;
+        ability[m] -= (o.profileRate * step) / Math.sqrt(ga[m]! + eps);
+        for (let k = 0; k < K; k++) {
+          const at = m * K + k;
+          const gk = g * out[1 + k]! + o.profileL2 * skill[at]!;
+          gs[at] += gk * gk;
+          skill[at] -= (o.profileRate * gk) / Math.sqrt(gs[at]! + eps);
+        }
+      }
+      // back through the softmax: d/dlogit_j = mix_j (gMix_j − Σ_k mix_k gMix_k)
+      let mean = 0;
+      for (let k = 0; k < K; k++) mean += out[1 + k]! * gMix[k]!;
+      for (let k = 0; k < K; k++) gOut[1 + k] += out[1 + k]! * (gMix[k]! - mean);
+      for (let p = from; p < to; p++) {
+        const row = data.index[p]! * H;
+        const x = data.value[p]!;
+        for (let h = 0; h < H; h++) {
+          const at = row + h;
+          const g = x * gOut[h]! + o.l2 * w[at]!;
+          gw[at] += g * g;
+          w[at] -= (o.rate * g) / Math.sqrt(gw[at]! + eps);
+        }
+      }
+    }
+    loss /= Math.max(1, count);
+  }
+  const profiles = models.map((_, m) => {
+    const skills_: Record<string, number> = {};
+    for (let k = 0; k < K; k++) skills_[skills[k]!] = round(skill[m * K + k]!);
+    return { ability: round(ability[m]!), skills: skills_ };
+  });
+  return { weights: Float32Array.from(w), profiles, loss };
+}
+
+/** Profiles are written with 4 decimals: readable in weights.json, and exact on reload. */
+function round(x: number): number {
+  return Math.round(x * 1e4) / 1e4;
+}

@@ -1,0 +1,97 @@
+// Trains the router's shipped weights from ../shared/router-data/*/train.jsonl and writes
+// lib/router/weights.json (deterministic: the same data and options give the same bytes).
+//
+//   node dist/bench/router/train.js [--out FILE] [--dev] [--epochs N] [--rate R] [--l2 X] ...
+//
+// --dev prints the figures on dev.jsonl that the options were tuned with. This script reads
+// train.jsonl and dev.jsonl only: never test.jsonl, never raw/ (test/router/train-data.test.ts
+// traces its file opens).
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { FEATURES, HASH_BITS, STRUCTURAL } from '../../lib/router/encoder.js';
+import { encodeWeights, WEIGHTS_FORMAT, type WeightsFile } from '../../lib/router/weights.js';
+import { DATASETS, readModels, readSplit, REPO_ROOT, type Dataset, type Split } from './data.js';
+import { fit, type FitItem, type FitOptions } from './fit.js';
+import { SKILLS, skillOf } from './skill-labels.js';
+
+/** The options the shipped weights were trained with (chosen on dev.jsonl). */
+export const SHIPPED: FitOptions = { seed: 13, epochs: 6, rate: 0.05, profileRate: 0.02, l2: 1e-6, profileL2: 1e-4, mixWeight: 0.3 };
+
+export interface Trained {
+  file: WeightsFile;
+  models: string[];
+}
+
+/** The training items of every dataset for `split` (train or dev), over one list of model names. */
+export function loadItems(split: Exclude<Split, 'test'>, models: string[], priors: Map<string, number[]>): FitItem[] {
+  const items: FitItem[] = [];
+  for (const dataset of DATASETS) {
+    for (const m of readModels(dataset)) {
+      if (!models.includes(m.name)) models.push(m.name);
+      if (split === 'train') priors.set(m.name, [...(priors.get(m.name) ?? []), m.trainMean]);
+    }
+    for (const it of readSplit(dataset, split)) {
+      const labels = Object.entries(it.scores).map(([name, y]) => [models.indexOf(name), y] as const);
+      items.push({ input: it.input, skill: skillOf(dataset, it.domain), labels });
+    }
+  }
+  return items;
+}
+
+export function train(options: FitOptions = SHIPPED): Trained {
+  const models: string[] = [];
+  const priors = new Map<string, number[]>();
+  const items = loadItems('train', models, priors);
+  const prior = (name: string): number => {
+    const means = priors.get(name)!;
+    return Math.min(0.95, Math.max(0.05, means.reduce((a, b) => a + b, 0) / means.length));
+  };
+  const result = fit(items, models.map((name) => ({ name, prior: prior(name) })), SKILLS, options);
+  const profiles: WeightsFile['profiles'] = {};
+  models.forEach((name, m) => (profiles[name] = result.profiles[m]!));
+  const file: WeightsFile = {
+    format: WEIGHTS_FORMAT,
+    hashBits: HASH_BITS,
+    structural: [...STRUCTURAL],
+    skills: [...SKILLS],
+    heads: 1 + SKILLS.length,
+    weights: encodeWeights(result.weights),
+    profiles,
+    training: { script: 'bench/router/train.ts', data: DATASETS.map((d: Dataset) => `${d}/train.jsonl`), features: FEATURES, ...options, trainLoss: Number(result.loss.toFixed(6)) },
+  };
+  return { file, models };
+}
+
+export function weightsText(file: WeightsFile): string {
+  return `${JSON.stringify(file, null, 1)}\n`;
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      out: { type: 'string' }, dev: { type: 'boolean' },
+      epochs: { type: 'string' }, rate: { type: 'string' }, 'profile-rate': { type: 'string' }, l2: { type: 'string' },
+      'profile-l2': { type: 'string' }, mix: { type: 'string' }, seed: { type: 'string' },
+    },
+  });
+  const num = (v: string | undefined, d: number): number => (v === undefined ? d : Number(v));
+  const options: FitOptions = {
+    seed: num(values.seed, SHIPPED.seed), epochs: num(values.epochs, SHIPPED.epochs), rate: num(values.rate, SHIPPED.rate),
+    profileRate: num(values['profile-rate'], SHIPPED.profileRate), l2: num(values.l2, SHIPPED.l2),
+    profileL2: num(values['profile-l2'], SHIPPED.profileL2), mixWeight: num(values.mix, SHIPPED.mixWeight),
+  };
+  const started = Date.now();
+  const { file } = train(options);
+  const out = values.out ?? join(REPO_ROOT, 'lib/router/weights.json');
+  writeFileSync(out, weightsText(file));
+  // the compiled copy too, so dist/ (what bin/gateway runs) has the weights without a rebuild
+  if (values.out === undefined) writeFileSync(join(REPO_ROOT, "dist/lib/router/weights.json"), weightsText(file));
+  process.stderr.write(`wrote ${out} in ${((Date.now() - started) / 1000).toFixed(1)} s (train loss ${String(file.training.trainLoss)})\n`);
+  if (values.dev) {
+    const { devReport } = await import('./dev-report.js');
+    process.stdout.write(devReport(out));
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await main();
