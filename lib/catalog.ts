@@ -2,6 +2,8 @@
 // client wrote (catalog id, alias, vendor name, undated version, snapshot) into a catalog model.
 import type { Config, ModelConfig, Modality, Pricing } from './config.js';
 import type { Deployment } from './chunks.js';
+import { qualityProfileOf } from './router/catalog-quality.js';
+import type { QualityProfile } from './router/router-api.js';
 
 export interface CatalogModel {
   id: string;
@@ -17,6 +19,10 @@ export interface CatalogModel {
   reasoning: boolean;
   tools: boolean;
   speeds: ReadonlySet<string>;
+  /** answers search-only requests (`models[].webSearch`) */
+  webSearch: boolean;
+  /** gateway-auto's quality profile: the configured one, else the built-in default, else neutral */
+  quality: QualityProfile;
   pricing: Pricing;
   deployments: readonly Deployment[];
   /** serves at least one text API (messages, chat, responses) */
@@ -61,6 +67,8 @@ export class Catalog {
         reasoning: m.reasoning ?? false,
         tools: m.tools ?? true,
         speeds: new Set(m.speeds ?? ['standard']),
+        webSearch: m.webSearch ?? false,
+        quality: qualityProfileOf(m.id, m.quality),
         pricing: m.pricing ?? {},
         deployments,
         text: deployments.some((d) => d.api !== 'transcriptions'),

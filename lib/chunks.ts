@@ -70,6 +70,8 @@ export interface RequestNeeds {
   signedThinking: boolean;
   /** requested speed (`fast` needs a catalog model that lists it) */
   speed?: string;
+  /** web search is the only tool (decisions §11): gateway-auto needs a model flagged `webSearch` */
+  searchOnly?: boolean;
 }
 
 export interface ForwardInfo {
@@ -102,6 +104,44 @@ export interface RoutedRequest {
   modelReasoning: boolean;
   maxTokensCappedTo: number | null;
   thinkingBudget: number | null;
+  /** gateway-auto's decision, for the log line and the usage record; absent on direct calls */
+  routing?: RoutingDecision;
+}
+
+/** One candidate as gateway-auto's decision weighed it. */
+export interface RoutingCandidate {
+  readonly id: string;
+  /** predicted probability of a good answer */
+  readonly quality: number;
+  /** expected cost of the request on it (USD, cache-aware) */
+  readonly costUsd: number;
+}
+
+/**
+ * Why gateway-auto served the model it did (stages/route-auto.ts): the router's choice among the
+ * candidates that meet every hard need, and what the session's pin made of it.
+ */
+export interface RoutingDecision {
+  /**
+   * `router`: the router's choice (no pinned session); `sticky`: the session stays on its model
+   * (the choice saved less than the cache it would lose); `moved`: the session left its model (the
+   * saving exceeds the cache loss); `tool-loop`, `signed-thinking`: the session stays, whatever
+   * the choice, because the last turn answers tool calls or the history holds signed thinking
+   */
+  readonly reason: 'router' | 'sticky' | 'moved' | 'tool-loop' | 'signed-thinking';
+  /** the quality target the choice kept (a fraction of the best candidate's) */
+  readonly target: number;
+  /** the router's choice before the session's pin was weighed */
+  readonly choice: string;
+  /** the model the session was pinned to before this request */
+  readonly pinned?: string;
+  /** expected saving of the choice over the pinned model, and the warm cache leaving it loses (USD) */
+  readonly savingUsd?: number;
+  readonly cacheLossUsd?: number;
+  /** the best candidates by predicted quality (at most 5) */
+  readonly candidates: readonly RoutingCandidate[];
+  /** how many candidates met every hard need */
+  readonly eligible: number;
 }
 
 /** What the upstream decoder receives: one SSE message, or one whole JSON body. */

@@ -1,9 +1,11 @@
 // Cross-references of a configuration that passed the schema: every name that points at a catalog
 // model (key allowlists, router candidates, the default transcription model, snapshot targets) must
-// match one, or the gateway would start and then refuse or silently skip it on every request. Runs
+// match one, or the gateway would start and then refuse or silently skip it on every request; a
+// model's quality profile names only skills the shipped router knows (else it weighs nothing). Runs
 // after the provider and model checks of config.ts, so a Catalog can be built from the config.
 import { Catalog, distance, modelAllowed } from './catalog.js';
 import type { Config } from './config.js';
+import { loadRouter } from './router/index.js';
 
 type ConfigError = (message: string) => Error;
 
@@ -63,6 +65,12 @@ function checkModelRefs(config: Config, catalog: Catalog, fail: ConfigError): vo
     const model = catalog.get(c);
     if (!model) throw fail(`router.candidates[${i}]: ${noModel(c, catalog)}`);
     if (!model.text) throw fail(`router.candidates[${i}]: "${c}" serves transcriptions only, so "gateway-auto" could never pick it for a text request`);
+  });
+  const skills = new Set(loadRouter().skills);
+  config.models.forEach((m, i) => {
+    for (const skill of Object.keys(m.quality?.skills ?? {})) {
+      if (!skills.has(skill)) throw fail(`models[${i}].quality.skills.${skill}: unknown skill; the router weighs ${[...skills].map((s) => `"${s}"`).join(', ')}`);
+    }
   });
   const dm = config.transcription?.defaultModel;
   if (dm !== undefined) {

@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { Ajv, type ErrorObject } from 'ajv';
 import { checkReferences } from './config-references.js';
 import { errors } from './errors/index.js';
+import type { QualityProfile } from './router/router-api.js';
 import { resolveStoreUrl } from './store/store-url.js';
 
 export type Modality = 'text' | 'image' | 'audio';
@@ -53,6 +54,22 @@ export interface ModelConfig {
   reasoning?: boolean;
   tools?: boolean;
   speeds?: ('standard' | 'fast')[];
+  /** answers search-only requests (§11): `gateway-auto` sends a request whose only tool is web search here */
+  webSearch?: boolean;
+  /** the router's quality profile (lib/router/router-api.ts); absent: the built-in default, else neutral */
+  quality?: QualityProfile;
+}
+
+/** `gateway-auto`'s policy (stages/route.ts); defaults in config.schema.json. */
+export interface RouterConfig {
+  /** catalog ids gateway-auto may pick; absent: every text model */
+  candidates?: string[];
+  /** the cheapest candidate whose predicted quality is at least this fraction of the best one's */
+  target: number;
+  /** a session stays pinned to its model this long after its last request */
+  stickySeconds: number;
+  /** a provider prompt cache is taken as warm this long after the session's last request */
+  cacheSeconds: number;
 }
 
 export interface EnvironmentConfig {
@@ -69,6 +86,8 @@ export interface OrgConfig {
   credits?: number;
   spendCap?: number | null;
   projects?: ProjectConfig[];
+  /** this organisation's own `gateway-auto` policy: overrides `router.target` */
+  router?: { target?: number };
 }
 
 export interface KeyConfig {
@@ -107,7 +126,7 @@ export interface Config {
   providers: ProviderConfig[];
   models: ModelConfig[];
   transcription?: { defaultModel?: string };
-  router?: { candidates?: string[] };
+  router: RouterConfig;
   anthropicVersions?: string[];
   orgs?: OrgConfig[];
   keys?: KeyConfig[];

@@ -39,6 +39,8 @@ function claude(id: string, aliases: string[], price: [number, number, number, n
     maxOutputTokens: maxOut,
     reasoning: true,
     tools: true,
+    // Anthropic hosts run the hosted web search tool themselves: search-only requests may go here
+    webSearch: true,
     ...extra,
   };
 }

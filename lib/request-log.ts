@@ -2,7 +2,9 @@
 // happened to this request?" without a debugger — who asked (key id), for what (method, path,
 // requested model), what served it (model, provider, the upstream's own request id, which a client
 // of an Anthropic-style API is shown and will quote), how it ended (status, error code and message),
-// what it used and cost, and where the time went (gateway time beside upstream time). Secrets and
+// what it used and cost, where the time went (gateway time beside upstream time), and for
+// `gateway-auto` why that model (`routing`: the top candidates with predicted quality and expected
+// cost, the target, and what the session's pin made of the choice). Secrets and
 // prompts never: the fields below are ids, counts, codes and the gateway's own error wording.
 import type { RoutedRequest, Usage } from './chunks.js';
 import type { RequestContext } from './context.js';
@@ -54,6 +56,8 @@ export function requestSummary(ctx: RequestContext, status: number, error: Gatew
     costUsd: unitsToUsd(costUnits),
     ms,
   };
+  const routing = facts.routed?.routing;
+  if (routing !== undefined) line.routing = routing;
   if (up !== undefined) {
     line.upstreamMs = up;
     line.gatewayMs = Math.max(0, ms - up);

@@ -7,6 +7,8 @@ import type { Config } from './config.js';
 import { Store } from './store/store.js';
 import { ProviderPool } from './providers/pool.js';
 import { InProcessRateLimiter, type RateLimiter } from './rate-limit.js';
+import { loadRouter } from './router/index.js';
+import type { Router } from './router/router-api.js';
 import { StickyRoutes } from './sticky.js';
 import { Recorder } from './providers/recorder.js';
 import { startSimProvider, type SimProvider } from './sim/server.js';
@@ -18,6 +20,8 @@ export interface Services {
   rateLimiter: RateLimiter;
   /** sessions pinned to the model gateway-auto chose for them */
   sticky?: StickyRoutes;
+  /** gateway-auto's learned router (its shipped weights, read once per process) */
+  router: Router;
   /** writes upstream response bytes to `config.recordDir` (bin/gateway --record) */
   recorder?: Recorder;
 }
@@ -67,7 +71,7 @@ export async function ensureSimProvider(shared: SharedServices, config: Config):
 export function servicesFor(config: Config, shared: SharedServices): Services {
   const catalog = new Catalog(config);
   const providers = new ProviderPool(config, shared.sim?.url ?? null);
-  const services: Services = { store: shared.store, catalog, providers, rateLimiter: shared.rateLimiter, sticky: shared.sticky };
+  const services: Services = { store: shared.store, catalog, providers, rateLimiter: shared.rateLimiter, sticky: shared.sticky, router: loadRouter() };
   if (config.recordDir !== undefined) services.recorder = new Recorder(config.recordDir);
   return services;
 }

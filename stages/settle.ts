@@ -76,6 +76,7 @@ function usageRecord(ctx: RequestContext, s: Settlement, status: Outcome, error:
     status: status.status,
     errorCode: status.errorCode ?? error?.code ?? null,
     latencyMs: Date.now() - ctx.startedAt,
+    routing: s.routed?.routing !== undefined ? JSON.stringify(s.routed.routing) : null,
   };
 }
 

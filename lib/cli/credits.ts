@@ -72,7 +72,17 @@ function usageLine(r: StoredUsage): Record<string, unknown> {
     callName: r.callName,
     endUserId: r.endUserId,
     latencyMs: r.latencyMs,
+    ...(r.routing ? { routing: parsedRouting(r.routing) } : {}),
   };
+}
+
+/** The stored decision of a gateway-auto request, as the object it was (text the store kept, if not JSON). */
+function parsedRouting(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
 }
 
 function run(store: Store, command: string, flags: Map<string, string>, print: (value: unknown) => void): number {

@@ -7,6 +7,8 @@ import type { CanonicalEvent, CanonicalRequest, Deployment, DialectName, JsonObj
 import type { RequestContext } from '../context.js';
 import type { EncoderInput } from '../encoder-input.js';
 import type { GatewayError } from '../errors.js';
+import type { RouterInput } from '../router/router-api.js';
+import type { ConversationLimits } from '../router/turn-budget.js';
 import type { Stage } from '../stage.js';
 
 // ---- upstream side -----------------------------------------------------------------------------
@@ -104,6 +106,17 @@ export interface RequestIdRule {
   upstreamProtocol?: Deployment['protocol'];
 }
 
+// ---- gateway-auto ----------------------------------------------------------------------------------
+
+/** What gateway-auto reads of a request: the router's input (but the token bound) and the tool-loop fact. */
+export interface ConversationView extends Omit<RouterInput, 'inputTokens'> {
+  /** the last turn answers the model's tool calls: the session must not change model now */
+  readonly toolLoop: boolean;
+}
+
+/** Reads the recent turns of a validated request of this dialect, within `limits`. */
+export type ConversationReader = (req: CanonicalRequest, limits: ConversationLimits) => ConversationView;
+
 // ---- the dialect -------------------------------------------------------------------------------
 
 export interface Dialect {
@@ -121,4 +134,6 @@ export interface Dialect {
   errorEnvelope(err: GatewayError, requestId: string): ErrorEnvelope;
   readonly rateLimitHeaders: RateLimitHeaderNames;
   readonly requestId: RequestIdRule;
+  /** gateway-auto: what the router reads of a client request (absent where a dialect is never auto-routed) */
+  readonly conversation?: ConversationReader;
 }

@@ -6,7 +6,7 @@ import type { DialectName } from '../chunks.js';
 import type { Upstream } from '../notes.js';
 import type { GatewayError } from '../errors.js';
 import { anthropic } from './anthropic/index.js';
-import type { Dialect, JsonEncoderFactory, RateLimitHeaderNames, SseEncoderFactory, UpstreamDecoderFactory } from './dialect.js';
+import type { ConversationReader, Dialect, JsonEncoderFactory, RateLimitHeaderNames, SseEncoderFactory, UpstreamDecoderFactory } from './dialect.js';
 import { openaiChat } from './openai-chat/index.js';
 import { openaiResponses } from './openai-responses/index.js';
 import { openaiTranscriptions } from './openai-transcriptions/index.js';
@@ -56,6 +56,8 @@ export const upstreamDecoders: Record<DialectName, UpstreamDecoderFactory | unde
 export const sseEncoders: Record<DialectName, SseEncoderFactory | undefined> = byDialect((d) => d.sseEncoder);
 /** Client non-streaming JSON encoders (encode). */
 export const jsonEncoders: Record<DialectName, JsonEncoderFactory | undefined> = byDialect((d) => d.jsonEncoder);
+/** What gateway-auto reads of a client request (route): undefined where a dialect is never auto-routed. */
+export const conversationReaders: Record<DialectName, ConversationReader | undefined> = byDialect((d) => 'conversation' in d ? d.conversation : undefined);
 /** Rate-limit header names per client dialect (reserve-credits). */
 export const rateLimitHeaderNames: Record<DialectName, RateLimitHeaderNames> = byDialect((d) => d.rateLimitHeaders);
 

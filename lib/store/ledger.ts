@@ -59,7 +59,7 @@ type Op =
 const USAGE_COLUMNS = [
   'request_id', 'key_id', 'org', 'project', 'environment', 'endpoint', 'model_requested', 'model_served', 'provider',
   'input_tokens', 'output_tokens', 'cache_read_tokens', 'cache_write_tokens', 'reasoning_tokens', 'web_searches',
-  'audio_seconds', 'cost', 'call_name', 'end_user_id', 'status', 'error_code', 'latency_ms', 'created_at',
+  'audio_seconds', 'cost', 'call_name', 'end_user_id', 'status', 'error_code', 'latency_ms', 'created_at', 'routing',
 ]
   .map((c) => `${c} AS ${c.replace(/_([a-z])/g, (_m, l: string) => l.toUpperCase())}`)
   .join(', ');
@@ -121,8 +121,8 @@ export class SqliteLedger implements Ledger {
     this.staleReservations = db.prepare('DELETE FROM reservations WHERE boot_id <> ? RETURNING id, key_id, org, project, environment, amount');
     this.insertUsage = db.prepare(`INSERT INTO usage (request_id, key_id, org, project, environment, endpoint, model_requested, model_served, provider,
         input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, web_searches, audio_seconds, cost,
-        call_name, end_user_id, status, error_code, latency_ms, created_at)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        call_name, end_user_id, status, error_code, latency_ms, created_at, routing)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
       ON CONFLICT(request_id) DO NOTHING`);
     this.selectBalance = db.prepare('SELECT balance, reserved, spent, spend_cap FROM orgs WHERE id = ?');
     this.selectOrgIds = db.prepare('SELECT id FROM orgs ORDER BY id');
@@ -169,7 +169,7 @@ export class SqliteLedger implements Ledger {
       const r = record;
       this.insertUsage.run(r.requestId, r.keyId, r.org, r.project, r.environment, r.endpoint, r.modelRequested, r.modelServed, r.provider,
         r.inputTokens, r.outputTokens, r.cacheReadTokens, r.cacheWriteTokens, r.reasoningTokens, r.webSearches, r.audioSeconds, r.cost,
-        r.callName, r.endUserId, r.status, r.errorCode, r.latencyMs, Date.now());
+        r.callName, r.endUserId, r.status, r.errorCode, r.latencyMs, Date.now(), r.routing ?? null);
     }
     return true;
   }

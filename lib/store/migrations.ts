@@ -88,4 +88,8 @@ export const MIGRATIONS: readonly string[] = [
     created_at INTEGER NOT NULL
   );
   `,
+  // gateway-auto's decision (the top candidates with predicted quality and expected cost, and why)
+  `
+  ALTER TABLE usage ADD COLUMN routing TEXT;
+  `,
 ];

@@ -58,4 +58,6 @@ export interface UsageRecord {
   status: number;
   errorCode: string | null;
   latencyMs: number;
+  /** gateway-auto's decision as JSON (lib/chunks.ts RoutingDecision); null or absent for a direct call */
+  routing?: string | null;
 }

@@ -6,6 +6,7 @@ import type { CanonicalRequest, DialectName, RoutedRequest } from '../../lib/chu
 import { finalizeConfig, type Config } from '../../lib/config.js';
 import type { EndpointName, RequestContext } from '../../lib/context.js';
 import { InProcessRateLimiter, type RateLimiter } from '../../lib/rate-limit.js';
+import { loadRouter } from '../../lib/router/index.js';
 import type { Services } from '../../lib/services.js';
 import { Store } from '../../lib/store/store.js';
 
@@ -53,6 +54,7 @@ export function makeServices(config: Config = testConfig(), rateLimiter: RateLim
     // stages under test here never call a provider
     providers: {} as unknown as Services['providers'],
     rateLimiter,
+    router: loadRouter(),
   };
 }
 

@@ -3,6 +3,7 @@
 // ../dialect.ts). Reached through the registry (../index.ts) only.
 import type { GatewayError } from '../../errors.js';
 import type { Dialect, UpstreamDecoder } from '../dialect.js';
+import { readMessagesConversation } from './conversation.js';
 import { anthropicJsonEncode } from './encode-json.js';
 import { AnthropicSseEncoder } from './encode-sse.js';
 import { anthropicErrorBody } from './errors.js';
@@ -43,6 +44,7 @@ export const anthropic = {
   },
   // a Messages client sees the id of the Anthropic upstream that answered, ours in x-gateway-request-id
   requestId: { header: 'request-id', upstreamProtocol: 'anthropic' },
+  conversation: readMessagesConversation,
 } as const satisfies Dialect;
 
 // the Messages endpoints' header and query checks (hooks in lib/endpoints.ts, before the body)

@@ -22,6 +22,8 @@ export interface ToolsResult {
   count: number;
   /** sum of web search `max_uses` */
   hostedToolUses: number;
+  /** every tool is a hosted web search (decisions §11: gateway-auto routes to a `webSearch` model) */
+  searchOnly: boolean;
 }
 
 /** `tools`: fills scan.toolNames (unique names) and counts bytes. */
@@ -30,6 +32,7 @@ export function validateTools(v: JsonValue, scan: Scan, opts: HostedToolOptions)
   let hostedToolUses = 0;
   let codeExecution = -1;
   let companion = false;
+  let searches = 0;
   for (let i = 0; i < tools.length; i++) {
     const path = `tools[${i}]`;
     const t = obj(tools[i], path);
@@ -41,6 +44,7 @@ export function validateTools(v: JsonValue, scan: Scan, opts: HostedToolOptions)
       const family = HOSTED_TOOL_TYPES.get(ty);
       if (family === undefined) unsupportedToolType(ty, path);
       hostedToolUses += validateHostedTool(t, path, family, opts);
+      if (family === 'web_search') searches++;
       if (family === 'code_execution' && codeExecution === -1) codeExecution = i;
       if (CODE_EXECUTION_COMPANIONS.has(ty)) companion = true;
     }
@@ -54,7 +58,7 @@ export function validateTools(v: JsonValue, scan: Scan, opts: HostedToolOptions)
   }
   if (codeExecution !== -1 && !companion) standaloneCodeExecution(`tools[${codeExecution}]`);
   scan.bytes += jsonBytes(tools);
-  return { count: tools.length, hostedToolUses };
+  return { count: tools.length, hostedToolUses, searchOnly: searches > 0 && searches === tools.length };
 }
 
 function customTool(t: JsonObject, path: string): void {

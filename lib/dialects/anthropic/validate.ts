@@ -58,7 +58,7 @@ export function validateMessagesRequest(body: JsonValue, header: MessagesHeaderI
   if (body.diagnostics !== undefined) validateDiagnostics(body.diagnostics, scan);
   if (body.safeguards !== undefined) validateSafeguards(body.safeguards, scan);
 
-  const tools = body.tools === undefined ? { count: 0, hostedToolUses: 0 } : validateTools(body.tools, scan, opts);
+  const tools = body.tools === undefined ? { count: 0, hostedToolUses: 0, searchOnly: false } : validateTools(body.tools, scan, opts);
   const toolChoice = body.tool_choice === undefined ? undefined : validateToolChoice(body.tool_choice, tools.count, scan);
   if (body.thinking !== undefined) validateThinking(body.thinking, maxTokens, scan);
   if (body.output_config !== undefined) validateOutputConfig(body.output_config, scan);
@@ -75,6 +75,7 @@ export function validateMessagesRequest(body: JsonValue, header: MessagesHeaderI
     signedThinking: scan.signedThinking,
   };
   if (speed !== undefined) needs.speed = speed;
+  if (tools.searchOnly) needs.searchOnly = true;
   return {
     source: 'anthropic',
     body,

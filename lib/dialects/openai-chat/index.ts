@@ -4,6 +4,7 @@
 import { openAiErrorBody } from '../../openai/errors.js';
 import { OPENAI_RATE_LIMIT_HEADERS, OPENAI_REQUEST_ID } from '../../openai/headers.js';
 import type { Dialect } from '../dialect.js';
+import { readChatConversation } from './conversation.js';
 import { chatJsonEncode } from './encode-json.js';
 import { ChatSseEncoder } from './encode-sse.js';
 import { chatDecoder } from './events.js';
@@ -20,4 +21,5 @@ export const openaiChat = {
   errorEnvelope: (err) => openAiErrorBody(err),
   rateLimitHeaders: OPENAI_RATE_LIMIT_HEADERS,
   requestId: OPENAI_REQUEST_ID,
+  conversation: readChatConversation,
 } as const satisfies Dialect;

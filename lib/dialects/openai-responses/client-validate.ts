@@ -116,8 +116,14 @@ export function validateResponsesRequest(body: JsonValue, opts: ResponsesValidat
   if (given(body.text)) validateText(body.text, scan);
   const include = given(body.include) ? arr(body.include, 'include').map((v, i) => str(v, `include[${i}]`, 1)) : [];
   validateIgnored(body);
-  const sessionId = given(body.session_id) ? str(body.session_id, 'session_id', 1, MAX_SESSION_ID).trim() : undefined;
+  let sessionId = given(body.session_id) ? str(body.session_id, 'session_id', 1, MAX_SESSION_ID).trim() : undefined;
   if (sessionId === '') throw invalid('session_id', 'must not be blank');
+  // without `session_id`, the caller's prompt cache key names its session for sticky routing (Codex
+  // sends its session id there, and in a header this gateway does not read)
+  if (sessionId === undefined && typeof body.prompt_cache_key === 'string') {
+    const key = body.prompt_cache_key.trim();
+    if (key !== '' && key.length <= MAX_SESSION_ID) sessionId = key;
+  }
   const labels = validateLabels(body);
 
   const auto = model === null || model === AUTO_MODEL;
@@ -144,6 +150,7 @@ export function validateResponsesRequest(body: JsonValue, opts: ResponsesValidat
     reasoning: effort !== undefined && effort !== 'none',
     signedThinking: scan.signedThinking,
   };
+  if (tools.webSearch.length > 0 && !needs.tools && tools.customTools.size === 0) needs.searchOnly = true;
   const maxToolCalls = typeof body.max_tool_calls === 'number' ? body.max_tool_calls : DEFAULT_SEARCH_USES;
   return {
     source: 'openai-responses',

@@ -6,6 +6,7 @@ import { OPENAI_RATE_LIMIT_HEADERS, OPENAI_REQUEST_ID } from '../../openai/heade
 import type { Dialect } from '../dialect.js';
 import { ResponsesSseEncoder, responsesJsonEncode } from './client-encode.js';
 import { validateResponsesRequest } from './client-validate.js';
+import { readResponsesConversation } from './conversation.js';
 import { responsesDecoder } from './events.js';
 import { responsesNative } from './request.js';
 
@@ -19,4 +20,5 @@ export const openaiResponses = {
   errorEnvelope: (err) => openAiErrorBody(err),
   rateLimitHeaders: OPENAI_RATE_LIMIT_HEADERS,
   requestId: OPENAI_REQUEST_ID,
+  conversation: readResponsesConversation,
 } as const satisfies Dialect;
