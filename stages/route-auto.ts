@@ -10,8 +10,10 @@
 //    Costs are expected costs (lib/router/cost.ts), cache-aware.
 // 3. A session (`x-claude-code-session-id`, Responses `session_id`) pinned within
 //    `router.stickySeconds` stays on its model while it still meets every need: never moved inside a
-//    tool loop or with signed thinking in its history, otherwise moved only when the choice's
-//    expected saving exceeds the warm prompt cache it would lose (within `router.cacheSeconds`).
+//    tool loop or with signed thinking in its history, otherwise moved only to the cheapest other
+//    candidate within target, and only when that saves more than the warm prompt cache it would
+//    lose (the cache counts as warm for `router.cacheSeconds`; the pinned model's expected cost
+//    prices that cached input at the cache-read rate).
 // The decision (top candidates with predicted quality and cost, and why) rides on the routed request
 // to the log line and the usage record.
 import type { CanonicalRequest, RoutingCandidate, RoutingDecision } from '../lib/chunks.js';
@@ -22,7 +24,7 @@ import type { RequestContext } from '../lib/context.js';
 import { conversationReaders, type ConversationView } from '../lib/dialects/index.js';
 import { errors } from '../lib/errors/index.js';
 import { cacheLoss, expectedCost, expectedOutputTokens, type CostBasis } from '../lib/router/cost.js';
-import type { RouterCandidate, RouterInput } from '../lib/router/router-api.js';
+import type { RankedCandidate, RouterCandidate, RouterDecision, RouterInput } from '../lib/router/router-api.js';
 import { CONVERSATION_LIMITS } from '../lib/router/turn-budget.js';
 import type { StickyOwner } from '../lib/sticky.js';
 
@@ -94,6 +96,17 @@ function conversationOf(req: CanonicalRequest): ConversationView {
 
 const usd = (v: number): number => Number(v.toPrecision(4));
 
+/** The cheapest candidate but `pinned` whose quality is within `target` of the best (ties: quality, then id). */
+function cheapestOther(ranked: RouterDecision['ranked'], pinned: string, target: number): RankedCandidate | undefined {
+  const bar = (ranked[0]?.quality ?? 0) * target;
+  let best: RankedCandidate | undefined;
+  for (const c of ranked) {
+    if (c.id === pinned || c.quality < bar) continue;
+    if (best === undefined || c.cost < best.cost || (c.cost === best.cost && (c.quality > best.quality || (c.quality === best.quality && c.id < best.id)))) best = c;
+  }
+  return best;
+}
+
 export interface AutoChoice {
   model: CatalogModel;
   routing: RoutingDecision;
@@ -139,20 +152,24 @@ export function pickAuto(req: CanonicalRequest, ctx: RequestContext): AutoChoice
   let saving: number | undefined;
   let loss: number | undefined;
   if (pinned !== undefined) {
-    if (view.toolLoop || req.needs.signedThinking) {
-      model = pinned;
-      reason = view.toolLoop ? 'tool-loop' : 'signed-thinking';
-    } else if (choice !== pinned) {
-      // the pinned cost above is warm: what the choice saves over it already pays for the lost cache
-      const costOf = (id: string): number => candidates.find((c) => c.id === id)!.cost;
-      loss = cacheLoss(pinned.pricing, basis, cached);
-      saving = costOf(pinned.id) + loss - costOf(choice.id);
-      if (saving > loss) reason = 'moved';
-      else {
-        model = pinned;
-        reason = 'sticky';
+    model = pinned;
+    reason = 'sticky';
+    if (view.toolLoop) reason = 'tool-loop';
+    else if (req.needs.signedThinking) reason = 'signed-thinking';
+    else {
+      // the best other model within target (the choice itself, unless that is the pinned model)
+      const other = cheapestOther(decision.ranked, pinned.id, target);
+      if (other !== undefined) {
+        const pinnedCost = candidates.find((c) => c.id === pinned.id)!.cost;
+        loss = cacheLoss(pinned.pricing, basis, cached);
+        // what moving saves against the pinned model without its cache, and the cache it loses
+        saving = pinnedCost + loss - other.cost;
+        if (saving > loss) {
+          model = fit.find((m) => m.id === other.id)!;
+          reason = 'moved';
+        }
       }
-    } else reason = 'sticky';
+    }
   }
   if (session !== undefined) sticky?.set(owner, session, { model: model.id, at: now, inputTokens: req.inputTokenBound });
 
