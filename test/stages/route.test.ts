@@ -59,9 +59,10 @@ t.test('refusals name the model field', async (t) => {
   t.match((await routeOne(request(FABLE), narrow)).values[0], { modelId: FABLE }, 'the allowed model routes');
 });
 
-t.test('gateway-auto picks the first candidate meeting the hard needs, and says so', async (t) => {
+t.test("gateway-auto picks the router's choice among the candidates meeting the hard needs, and says so", async (t) => {
   const auto = (await routeOne(request('gateway-auto'))).values[0] as RoutedRequest;
   t.match(auto, { modelId: OPUS, routed: true });
+  t.match(auto.routing, { reason: 'router', choice: OPUS, target: 0.95, eligible: 2 }, 'fable, far weaker by its default profile, is not within target');
   t.type(auto.routingLatencyMs, 'number');
   const nullModel = (await routeOne(request(null))).values[0] as RoutedRequest;
   t.equal(nullModel.modelId, OPUS, 'no model at all is gateway-auto too');
