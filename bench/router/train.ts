@@ -13,10 +13,10 @@ import { FEATURES, HASH_BITS, STRUCTURAL } from '../../lib/router/encoder.js';
 import { encodeWeights, WEIGHTS_FORMAT, type WeightsFile } from '../../lib/router/weights.js';
 import { DATASETS, readModels, readSplit, REPO_ROOT, type Dataset, type Split } from './data.js';
 import { fit, type FitItem, type FitOptions } from './fit.js';
-import { SKILLS, skillOf } from './skill-labels.js';
+import { factorNames, SKILLS, skillOf } from './skill-labels.js';
 
 /** The options the shipped weights were trained with (chosen on dev.jsonl). */
-export const SHIPPED: FitOptions = { seed: 13, epochs: 6, rate: 0.05, profileRate: 0.02, l2: 1e-6, profileL2: 1e-4, mixWeight: 0.3 };
+export const SHIPPED: FitOptions = { seed: 13, epochs: 4, rate: 0.05, profileRate: 0.02, l2: 1e-6, profileL2: 1e-4, mixWeight: 0.3, factors: 8 };
 
 export interface Trained {
   file: WeightsFile;
@@ -47,15 +47,16 @@ export function train(options: FitOptions = SHIPPED): Trained {
     const means = priors.get(name)!;
     return Math.min(0.95, Math.max(0.05, means.reduce((a, b) => a + b, 0) / means.length));
   };
-  const result = fit(items, models.map((name) => ({ name, prior: prior(name) })), SKILLS, options);
+  const result = fit(items, models.map((name) => ({ name, prior: prior(name) })), [...SKILLS, ...factorNames(options.factors)], SKILLS.length, options);
   const profiles: WeightsFile['profiles'] = {};
   models.forEach((name, m) => (profiles[name] = result.profiles[m]!));
   const file: WeightsFile = {
     format: WEIGHTS_FORMAT,
     hashBits: HASH_BITS,
     structural: [...STRUCTURAL],
-    skills: [...SKILLS],
-    heads: 1 + SKILLS.length,
+    skills: [...SKILLS, ...factorNames(options.factors)],
+    mixture: SKILLS.length,
+    heads: 1 + SKILLS.length + options.factors,
     weights: encodeWeights(result.weights),
     profiles,
     training: { script: 'bench/router/train.ts', data: DATASETS.map((d: Dataset) => `${d}/train.jsonl`), features: FEATURES, ...options, trainLoss: Number(result.loss.toFixed(6)) },
@@ -72,7 +73,7 @@ async function main(): Promise<void> {
     options: {
       out: { type: 'string' }, dev: { type: 'boolean' },
       epochs: { type: 'string' }, rate: { type: 'string' }, 'profile-rate': { type: 'string' }, l2: { type: 'string' },
-      'profile-l2': { type: 'string' }, mix: { type: 'string' }, seed: { type: 'string' },
+      'profile-l2': { type: 'string' }, mix: { type: 'string' }, seed: { type: 'string' }, factors: { type: 'string' },
     },
   });
   const num = (v: string | undefined, d: number): number => (v === undefined ? d : Number(v));
@@ -80,6 +81,7 @@ async function main(): Promise<void> {
     seed: num(values.seed, SHIPPED.seed), epochs: num(values.epochs, SHIPPED.epochs), rate: num(values.rate, SHIPPED.rate),
     profileRate: num(values['profile-rate'], SHIPPED.profileRate), l2: num(values.l2, SHIPPED.l2),
     profileL2: num(values['profile-l2'], SHIPPED.profileL2), mixWeight: num(values.mix, SHIPPED.mixWeight),
+    factors: num(values.factors, SHIPPED.factors),
   };
   const started = Date.now();
   const { file } = train(options);
