@@ -13,6 +13,8 @@ export interface FitItem {
   skill: number;
   /** [model index, score in 0..1] pairs */
   labels: readonly (readonly [number, number])[];
+  /** the item's weight in the loss (small datasets weigh more per item) */
+  weight: number;
 }
 
 export interface FitOptions {
@@ -28,6 +30,8 @@ export interface FitOptions {
   mixWeight: number;
   /** how many free factors follow the named skills */
   factors: number;
+  /** how much smaller datasets are up-weighted (0: every item weighs 1; 1: every dataset weighs the same) */
+  balance: number;
 }
 
 export interface FitResult {
@@ -127,7 +131,7 @@ export function fit(items: readonly FitItem[], models: readonly { name: string; 
         const p = sigmoid(z);
         loss -= y * Math.log(p + 1e-12) + (1 - y) * Math.log(1 - p + 1e-12);
         count++;
-        const g = p - y;
+        const g = (p - y) * item.weight;
         gOut[0] -= g;
         for (let k = 0; k < K; k++) gMix[k] += g * skill[m * K + k]!;
         const step = g + o.profileL2 * (ability[m]! - Math.log(models[m]!.prior / (1 - models[m]!.prior)));
