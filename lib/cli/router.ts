@@ -113,6 +113,9 @@ export async function runRouterCli(argv: string[], input: NodeJS.ReadableStream 
 
 async function choose(router: LearnedRouterApi, models: readonly ModelChoice[], target: number, input: NodeJS.ReadableStream, out: (s: string) => void): Promise<void> {
   const candidates: RouterCandidate[] = models.map((m) => ({ id: m.name, quality: m.quality, cost: 0 }));
+  // warm the code up first, so `ms` is the decision time a running gateway sees, not the JIT's
+  const warm = promptInput('Warm-up: what is 17 + 25? Explain step by step.\nA. 42\nB. 32');
+  for (let i = 0; i < 300; i++) router.decide(warm, candidates, target);
   let n = 0;
   for await (const line of createInterface({ input, crlfDelay: Infinity })) {
     n++;
