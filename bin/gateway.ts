@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // bin/gateway [--config FILE] [--host H] [--port N] [--record DIR]
 // bin/gateway credits show|usage|add ...   (inspect and add credits)
+// bin/gateway router choose --models F ...  (the learned router's choices, offline)
 import { GatewayError } from '../lib/errors.js';
 import { parseCommandLine, resolveConfig, startGateway } from '../lib/main.js';
 
@@ -9,6 +10,8 @@ const USAGE = `usage:
                                                      serve (default config: ./gateway.config.json if present, else
                                                      the built-in demo); --record writes upstream bytes to DIR
   gateway credits show|usage|add ... [--config FILE] inspect and add credits (gateway credits --help)
+  gateway router choose --models MODELS.json [--target Q]
+                                                     gateway-auto's choice per prompt (JSON lines on stdin), offline
   gateway --help                                     this text`;
 
 async function main(argv: string[]): Promise<number | null> {
@@ -28,6 +31,11 @@ async function main(argv: string[]): Promise<number | null> {
   if (command === null) {
     await startGateway(options);
     return null;
+  }
+  if (command === 'router') {
+    // parsed by its own code: no config, no store, no provider
+    const { runRouterCli } = await import('../lib/cli/router.js');
+    return runRouterCli(argv.slice(1));
   }
   if (command === 'credits') {
     const { runCreditsCli } = await import('../lib/cli/credits.js');

@@ -13,6 +13,8 @@ export interface FitItem {
   skill: number;
   /** [model index, score in 0..1] pairs */
   labels: readonly (readonly [number, number])[];
+  /** the item's weight in the loss (small datasets weigh more per item) */
+  weight: number;
 }
 
 export interface FitOptions {
@@ -26,6 +28,10 @@ export interface FitOptions {
   profileL2: number;
   /** weight of the skill-mixture supervision */
   mixWeight: number;
+  /** how many free factors follow the named skills */
+  factors: number;
+  /** how much smaller datasets are up-weighted (0: every item weighs 1; 1: every dataset weighs the same) */
+  balance: number;
 }
 
 export interface FitResult {
@@ -71,7 +77,12 @@ function encodeAll(items: readonly FitItem[]): Encoded {
   return { start, index: Int32Array.from(index), value: Float64Array.from(value) };
 }
 
-export function fit(items: readonly FitItem[], models: readonly { name: string; prior: number }[], skills: readonly string[], o: FitOptions): FitResult {
+/**
+ * `skills` are the names of the profile offsets: the first `mixture` of them weigh by the prompt's
+ * skill mixture (a softmax, supervised by the labelled skill), the rest by free factors (linear
+ * heads, unsupervised: how much more a prompt asks of one model than of another beyond difficulty).
+ */
+export function fit(items: readonly FitItem[], models: readonly { name: string; prior: number }[], skills: readonly string[], mixture: number, o: FitOptions): FitResult {
   const K = skills.length;
   const H = 1 + K;
   const M = models.length;
@@ -81,11 +92,13 @@ export function fit(items: readonly FitItem[], models: readonly { name: string; 
   const ability = Float64Array.from(models, (m) => Math.log(m.prior / (1 - m.prior)));
   const ga = new Float64Array(M);
   const skill = new Float64Array(M * K);
+  const random = rng(o.seed);
+  // the free factors start small and random: at zero, their gradients would stay zero
+  for (let m = 0; m < M; m++) for (let k = mixture; k < K; k++) skill[m * K + k] = (random() - 0.5) * 0.2;
   const gs = new Float64Array(M * K);
   const out = new Float64Array(H);
   const gOut = new Float64Array(H);
   const order = Int32Array.from(items, (_, i) => i);
-  const random = rng(o.seed);
   const eps = 1e-8;
   let loss = 0;
   for (let epoch = 0; epoch < o.epochs; epoch++) {
@@ -107,10 +120,10 @@ export function fit(items: readonly FitItem[], models: readonly { name: string; 
         const x = data.value[p]!;
         for (let h = 0; h < H; h++) out[h] += x * w[row + h]!;
       }
-      softmaxInPlace(out, 1, H);
+      softmaxInPlace(out, 1, 1 + mixture);
       gOut.fill(0);
       // the mixture's supervision: d(CE)/d(logit_k) = mix_k − [k = label]
-      for (let k = 0; k < K; k++) gOut[1 + k] = o.mixWeight * (out[1 + k]! - (k === item.skill ? 1 : 0));
+      for (let k = 0; k < mixture; k++) gOut[1 + k] = o.mixWeight * (out[1 + k]! - (k === item.skill ? 1 : 0));
       const gMix = new Float64Array(K);
       for (const [m, y] of item.labels) {
         let z = ability[m]! - out[0]!;
@@ -118,7 +131,7 @@ export function fit(items: readonly FitItem[], models: readonly { name: string; 
         const p = sigmoid(z);
         loss -= y * Math.log(p + 1e-12) + (1 - y) * Math.log(1 - p + 1e-12);
         count++;
-        const g = p - y;
+        const g = (p - y) * item.weight;
         gOut[0] -= g;
         for (let k = 0; k < K; k++) gMix[k] += g * skill[m * K + k]!;
         const step = g + o.profileL2 * (ability[m]! - Math.log(models[m]!.prior / (1 - models[m]!.prior)));
@@ -133,8 +146,10 @@ export function fit(items: readonly FitItem[], models: readonly { name: string; 
       }
       // back through the softmax: d/dlogit_j = mix_j (gMix_j − Σ_k mix_k gMix_k)
       let mean = 0;
-      for (let k = 0; k < K; k++) mean += out[1 + k]! * gMix[k]!;
-      for (let k = 0; k < K; k++) gOut[1 + k] += out[1 + k]! * (gMix[k]! - mean);
+      for (let k = 0; k < mixture; k++) mean += out[1 + k]! * gMix[k]!;
+      for (let k = 0; k < mixture; k++) gOut[1 + k] += out[1 + k]! * (gMix[k]! - mean);
+      // a free factor is linear: its gradient is gMix itself
+      for (let k = mixture; k < K; k++) gOut[1 + k] += gMix[k]!;
       for (let p = from; p < to; p++) {
         const row = data.index[p]! * H;
         const x = data.value[p]!;

@@ -2,6 +2,14 @@
 // mapped to one of the router's skills, so the skills carry names an operator can write a profile
 // with. The router never sees these labels: they only shape what its encoder-fed mixture learns.
 export const SKILLS = ['knowledge', 'reasoning', 'math', 'code', 'writing'] as const;
+/**
+ * The names of the free factors after the named skills: learned, with no fixed meaning (how much
+ * more a prompt asks of one model than another beyond its difficulty). A declared profile may leave
+ * them out (0).
+ */
+export function factorNames(n: number): string[] {
+  return Array.from({ length: n }, (_, i) => `factor-${i + 1}`);
+}
 export type Skill = (typeof SKILLS)[number];
 
 const MATH_SUBJECTS = /(^|_)(algebra|mathematics|statistics|physics|chemistry|econometrics)$/;

@@ -13,10 +13,10 @@ import { FEATURES, HASH_BITS, STRUCTURAL } from '../../lib/router/encoder.js';
 import { encodeWeights, WEIGHTS_FORMAT, type WeightsFile } from '../../lib/router/weights.js';
 import { DATASETS, readModels, readSplit, REPO_ROOT, type Dataset, type Split } from './data.js';
 import { fit, type FitItem, type FitOptions } from './fit.js';
-import { SKILLS, skillOf } from './skill-labels.js';
+import { factorNames, SKILLS, skillOf } from './skill-labels.js';
 
 /** The options the shipped weights were trained with (chosen on dev.jsonl). */
-export const SHIPPED: FitOptions = { seed: 13, epochs: 6, rate: 0.05, profileRate: 0.02, l2: 1e-6, profileL2: 1e-4, mixWeight: 0.3 };
+export const SHIPPED: FitOptions = { seed: 13, epochs: 4, rate: 0.05, profileRate: 0.02, l2: 1e-6, profileL2: 1e-4, mixWeight: 0.3, factors: 8, balance: 0 };
 
 export interface Trained {
   file: WeightsFile;
@@ -24,16 +24,21 @@ export interface Trained {
 }
 
 /** The training items of every dataset for `split` (train or dev), over one list of model names. */
-export function loadItems(split: Exclude<Split, 'test'>, models: string[], priors: Map<string, number[]>): FitItem[] {
+const BALANCE_REFERENCE = 3000;
+
+export function loadItems(split: Exclude<Split, 'test'>, models: string[], priors: Map<string, number[]>, balance: number): FitItem[] {
   const items: FitItem[] = [];
   for (const dataset of DATASETS) {
     for (const m of readModels(dataset)) {
       if (!models.includes(m.name)) models.push(m.name);
       if (split === 'train') priors.set(m.name, [...(priors.get(m.name) ?? []), m.trainMean]);
     }
-    for (const it of readSplit(dataset, split)) {
+    const rows = readSplit(dataset, split);
+    // a dataset's items weigh (reference size / its size)^balance: GSM8K's 813 prompts are not drowned by MMLU's 8,286
+    const weight = Math.pow(BALANCE_REFERENCE / rows.length, balance);
+    for (const it of rows) {
       const labels = Object.entries(it.scores).map(([name, y]) => [models.indexOf(name), y] as const);
-      items.push({ input: it.input, skill: skillOf(dataset, it.domain), labels });
+      items.push({ input: it.input, skill: skillOf(dataset, it.domain), labels, weight });
     }
   }
   return items;
@@ -42,20 +47,21 @@ export function loadItems(split: Exclude<Split, 'test'>, models: string[], prior
 export function train(options: FitOptions = SHIPPED): Trained {
   const models: string[] = [];
   const priors = new Map<string, number[]>();
-  const items = loadItems('train', models, priors);
+  const items = loadItems('train', models, priors, options.balance);
   const prior = (name: string): number => {
     const means = priors.get(name)!;
     return Math.min(0.95, Math.max(0.05, means.reduce((a, b) => a + b, 0) / means.length));
   };
-  const result = fit(items, models.map((name) => ({ name, prior: prior(name) })), SKILLS, options);
+  const result = fit(items, models.map((name) => ({ name, prior: prior(name) })), [...SKILLS, ...factorNames(options.factors)], SKILLS.length, options);
   const profiles: WeightsFile['profiles'] = {};
   models.forEach((name, m) => (profiles[name] = result.profiles[m]!));
   const file: WeightsFile = {
     format: WEIGHTS_FORMAT,
     hashBits: HASH_BITS,
     structural: [...STRUCTURAL],
-    skills: [...SKILLS],
-    heads: 1 + SKILLS.length,
+    skills: [...SKILLS, ...factorNames(options.factors)],
+    mixture: SKILLS.length,
+    heads: 1 + SKILLS.length + options.factors,
     weights: encodeWeights(result.weights),
     profiles,
     training: { script: 'bench/router/train.ts', data: DATASETS.map((d: Dataset) => `${d}/train.jsonl`), features: FEATURES, ...options, trainLoss: Number(result.loss.toFixed(6)) },
@@ -72,7 +78,7 @@ async function main(): Promise<void> {
     options: {
       out: { type: 'string' }, dev: { type: 'boolean' },
       epochs: { type: 'string' }, rate: { type: 'string' }, 'profile-rate': { type: 'string' }, l2: { type: 'string' },
-      'profile-l2': { type: 'string' }, mix: { type: 'string' }, seed: { type: 'string' },
+      'profile-l2': { type: 'string' }, mix: { type: 'string' }, seed: { type: 'string' }, factors: { type: 'string' }, balance: { type: 'string' },
     },
   });
   const num = (v: string | undefined, d: number): number => (v === undefined ? d : Number(v));
@@ -80,6 +86,8 @@ async function main(): Promise<void> {
     seed: num(values.seed, SHIPPED.seed), epochs: num(values.epochs, SHIPPED.epochs), rate: num(values.rate, SHIPPED.rate),
     profileRate: num(values['profile-rate'], SHIPPED.profileRate), l2: num(values.l2, SHIPPED.l2),
     profileL2: num(values['profile-l2'], SHIPPED.profileL2), mixWeight: num(values.mix, SHIPPED.mixWeight),
+    factors: num(values.factors, SHIPPED.factors),
+    balance: num(values.balance, SHIPPED.balance),
   };
   const started = Date.now();
   const { file } = train(options);

@@ -13,7 +13,7 @@ export const HASH_SIZE = 1 << HASH_BITS;
 /** The structural features, in slot order after the hashed ones. */
 export const STRUCTURAL = [
   'bias', 'log-chars', 'turns', 'user-turns', 'tool-turns', 'code', 'code-fence', 'math', 'latex', 'digits',
-  'questions', 'choices', 'lines', 'tools', 'attachments', 'log-input-tokens',
+  'questions', 'choices', 'lines', 'words', 'numbers', 'sentences', 'tools', 'attachments', 'log-input-tokens',
   'effort-none', 'effort-minimal', 'effort-low', 'effort-medium', 'effort-high', 'effort-xhigh',
 ] as const;
 export const FEATURES = HASH_SIZE + STRUCTURAL.length;
@@ -77,6 +77,8 @@ export class Encoder {
     this.normalise(this.wordStart, this.count);
     this.gramStart = this.count;
     let code = 0, fence = 0, math = 0, latex = 0, digits = 0, questions = 0, choices = 0, lines = 0, read = 0;
+    // words, numbers (digit runs) and sentence ends of the last user turn: how many steps it asks for
+    let words = 0, numbers = 0, sentences = 0;
     for (let i = first; i < turns.length; i++) {
       const text = turns[i]!.text;
       this.trigrams(text);
@@ -85,6 +87,10 @@ export class Encoder {
         if (n > HEAD_CHARS + TAIL_CHARS && j === HEAD_CHARS) j = n - TAIL_CHARS;
         const c = text.charCodeAt(j);
         read++;
+        const before = j > 0 ? text.charCodeAt(j - 1) : 32;
+        if (c === 32 && before !== 32 && before !== 10) words++;
+        if (c >= 48 && c <= 57 && !(before >= 48 && before <= 57) && before !== 46 && before !== 44) numbers++;
+        if ((c === 32 || c === 10) && (before === 46 || before === 33 || before === 63)) sentences++;
         if (c === 123 || c === 125 || c === 59) code++; // { } ;
         else if (c === 96) fence++; // `
         else if (c === 61 || c === 43 || c === 42 || c === 94 || c === 47) math++; // = + * ^ /
@@ -115,6 +121,9 @@ export class Encoder {
     this.set(S('questions'), Math.log1p(questions) / 3);
     this.set(S('choices'), choices >= 2 ? 1 : 0);
     this.set(S('lines'), Math.log1p(lines) / 5);
+    this.set(S('words'), Math.log1p(words) / 6);
+    this.set(S('numbers'), Math.log1p(numbers) / 3);
+    this.set(S('sentences'), Math.log1p(sentences) / 3);
     this.set(S('tools'), Math.log1p(input.tools) / 3);
     this.set(S('attachments'), Math.log1p(input.attachments) / 2);
     this.set(S('log-input-tokens'), Math.log1p(Math.max(0, input.inputTokens)) / 10);

@@ -1,7 +1,7 @@
 // Documented default quality profiles (the catalog's `quality`) for the built-in models of
 // lib/default-config.ts. No labelled data exists for these models, so their profiles are placed on
 // the scale the training learned (lib/router/weights.json, `profiles`), anchored on its two best
-// known models: gpt-4-1106-preview learned ability ≈ 1.7, Mixtral-8x7B ≈ 0.9 (a gap of ≈ 0.85 logit
+// known models: gpt-4-1106-preview learned ability ≈ 1.8, Mixtral-8x7B ≈ 0.9 (a gap of ≈ 0.9 logit
 // between a 2023 frontier model and a good open model of the time).
 //
 // Reasoning, written so an operator can adjust it:
@@ -36,3 +36,6 @@ export const DEFAULT_QUALITY_PROFILES: Readonly<Record<string, QualityProfile>> 
 export function defaultQualityProfile(modelId: string): QualityProfile | undefined {
   return DEFAULT_QUALITY_PROFILES[modelId];
 }
+
+// The learned free factors (`factor-1` …) are left out of these profiles (0): they carry how the
+// training data's models differ beyond ability and skills, which says nothing of a model outside it.

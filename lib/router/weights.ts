@@ -15,6 +15,8 @@ export interface WeightsFile {
   hashBits: number;
   structural: string[];
   skills: string[];
+  /** the first `mixture` skills weigh by the prompt's skill mixture (a softmax), the rest by free factors */
+  mixture: number;
   /** heads per feature: the difficulty, then one mixture logit per skill */
   heads: number;
   /** FEATURES × heads float32 little-endian, base64 */
@@ -49,11 +51,12 @@ export function encodeWeights(w: Float32Array): string {
 /** Encoder + linear heads: what a prompt looks like to every model (its difficulty and skill mixture). */
 export class PromptScorer {
   readonly encoder = new Encoder();
-  /** after score(): [difficulty, mixture_1..K] (the mixture softmax-ed) */
+  /** after score(): [difficulty, mixture_1..K (softmax-ed), factors...] */
   readonly out: Float64Array;
 
   constructor(
     readonly skills: readonly string[],
+    private readonly mixture: number,
     private readonly w: Float32Array,
     private readonly heads: number,
   ) {
@@ -72,7 +75,7 @@ export class PromptScorer {
       const row = f * h;
       for (let j = 0; j < h; j++) out[j] += x * this.w[row + j]!;
     }
-    softmaxInPlace(out, 1, h);
+    softmaxInPlace(out, 1, 1 + this.mixture);
     return out;
   }
 
@@ -98,7 +101,7 @@ export function sigmoid(z: number): number {
   return 1 / (1 + Math.exp(-z));
 }
 
-/** P(good) from a prompt's [difficulty, mixture...] and a profile. */
+/** P(good) from a prompt's [difficulty, mixture..., factors...] and a profile. */
 export function qualityOf(out: Float64Array, skills: readonly string[], profile: QualityProfile): number {
   let z = profile.ability - out[0]!;
   const s = profile.skills;
