@@ -1,7 +1,7 @@
 // Which quality profile gateway-auto weighs a catalog model with: the one the config declares
 // (`models[].quality`), else the documented default of a built-in model (profiles.ts), else the
 // neutral profile. The neutral profile, `{ability: 0}` with no skill offsets, is the middle of the
-// scale the router learned (the trained models' abilities span about −1.5 to 1.7, mean ≈ 0): a model
+// scale the router learned (the trained models' abilities span about −1.4 to 1.8, mean ≈ 0): a model
 // the operator has not described is taken as an average model, so it serves the prompts the router
 // finds easy when it is the cheapest, and never the hard ones while a described stronger model fits.
 import { defaultQualityProfile } from './profiles.js';
