@@ -138,7 +138,7 @@ export interface RoutingDecision {
   /** expected saving of the choice over the pinned model, and the warm cache leaving it loses (USD) */
   readonly savingUsd?: number;
   readonly cacheLossUsd?: number;
-  /** the best candidates by predicted quality (at most 5) */
+  /** the best candidates by predicted quality (5, and the served model wherever it ranks) */
   readonly candidates: readonly RoutingCandidate[];
   /** how many candidates met every hard need */
   readonly eligible: number;

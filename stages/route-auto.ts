@@ -28,7 +28,7 @@ import type { RankedCandidate, RouterCandidate, RouterDecision, RouterInput } fr
 import { CONVERSATION_LIMITS } from '../lib/router/turn-budget.js';
 import type { StickyOwner } from '../lib/sticky.js';
 
-/** candidates shown in the decision record (log line, usage record) */
+/** candidates shown in the decision record (log line, usage record), besides the served one */
 const SHOWN = 5;
 
 /** The first hard need `model` fails, or null when it can serve the request. */
@@ -173,7 +173,9 @@ export function pickAuto(req: CanonicalRequest, ctx: RequestContext): AutoChoice
   }
   if (session !== undefined) sticky?.set(owner, session, { model: model.id, at: now, inputTokens: req.inputTokenBound });
 
-  const shown: RoutingCandidate[] = decision.ranked.slice(0, SHOWN).map((c) => ({ id: c.id, quality: Number(c.quality.toFixed(4)), costUsd: usd(c.cost) }));
+  // the best few, and the served model wherever it ranks
+  const top = decision.ranked.filter((c, i) => i < SHOWN || c.id === model.id);
+  const shown: RoutingCandidate[] = top.map((c) => ({ id: c.id, quality: Number(c.quality.toFixed(4)), costUsd: usd(c.cost) }));
   const routing: RoutingDecision = {
     reason,
     target,
