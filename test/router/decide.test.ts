@@ -35,6 +35,7 @@ t.test('decide: the cheapest candidate within the target of the best', async (t)
   t.equal(d.model, expected, `target 0.9 → ${expected}`);
   t.equal(router.decide(HARD, candidates, 1).model, 'top', 'target 1: the best');
   t.equal(router.decide(HARD, candidates, 0.01).model, 'low', 'a tiny target: the cheapest');
+  t.equal(router.decide(HARD, candidates, 1.5).model, 'top', 'a target above 1 is taken as 1');
 });
 
 t.test('ties: equal cost goes to the higher quality, then to the smaller id', async (t) => {
