@@ -94,8 +94,9 @@ export function bifrostScore(input: RouterInput): { score: number; reasoning: bo
   return { score, reasoning: current.reasoningHits >= 2 };
 }
 
-/** The tier of a score, with the boundaries scaled by `knob` (1 = the documented defaults). */
+/** The tier of a score, with the boundaries scaled by `knob` (1 = the documented defaults; 0 = all REASONING). */
 export function tierOf(score: number, knob: number): Tier {
+  if (knob === 0) return 3;
   if (score < BOUNDARIES[0] * knob) return 0;
   if (score < BOUNDARIES[1] * knob) return 1;
   if (score < BOUNDARIES[2] * knob) return 2;

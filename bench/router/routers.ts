@@ -12,8 +12,12 @@ import { always, choose, pointOf, table, type Point, type Table } from './metric
 export const KNOBS = 201;
 /** knob j of the target routers: 0.5 … 1 */
 const targetAt = (j: number): number => 0.5 + (0.5 * j) / (KNOBS - 1);
-/** knob j of the heuristics: boundaries × 100 … × 0.01 (all cheapest … all strongest) */
-const scaleAt = (j: number): number => Math.pow(10, 2 - (4 * j) / (KNOBS - 1));
+/**
+ * knob j of the heuristics: boundaries × 100 … × 0.01, and × 0 last (every prompt REASONING: a
+ * prompt that scores 0 stays SIMPLE at any positive scale), so the sweep runs from all cheapest to
+ * all strongest.
+ */
+const scaleAt = (j: number): number => (j === KNOBS - 1 ? 0 : Math.pow(10, 2 - (4 * j) / (KNOBS - 2)));
 
 export interface RouterRun {
   name: string;

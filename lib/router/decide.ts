@@ -8,7 +8,8 @@ export function decideAmong(candidates: readonly RouterCandidate[], quality: Arr
   if (candidates.length === 0) throw new Error('router: no candidate to choose from');
   let best = -Infinity;
   for (let i = 0; i < candidates.length; i++) if (quality[i]! > best) best = quality[i]!;
-  const bar = best * target;
+  // a target above 1 (or not a number) would let no candidate pass: it means "the best", as 1 does
+  const bar = best * (target >= 0 && target <= 1 ? target : 1);
   let chosen = -1;
   for (let i = 0; i < candidates.length; i++) {
     if (quality[i]! < bar) continue;

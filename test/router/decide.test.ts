@@ -35,6 +35,7 @@ t.test('decide: the cheapest candidate within the target of the best', async (t)
   t.equal(d.model, expected, `target 0.9 → ${expected}`);
   t.equal(router.decide(HARD, candidates, 1).model, 'top', 'target 1: the best');
   t.equal(router.decide(HARD, candidates, 0.01).model, 'low', 'a tiny target: the cheapest');
+  t.equal(router.decide(HARD, candidates, 1.5).model, 'top', 'a target above 1 is taken as 1');
 });
 
 t.test('ties: equal cost goes to the higher quality, then to the smaller id', async (t) => {
@@ -80,4 +81,34 @@ t.test('decisions do not grow the heap', async (t) => {
   `;
   const growth = Number(execFileSync(process.execPath, ['--expose-gc', '--input-type=module', '-e', script], { encoding: 'utf8' }));
   t.ok(growth < 512 * 1024, `heap growth over 200,000 decisions: ${growth} bytes`);
+});
+
+t.test('any conversation gets a finite prediction: none, huge, non-Latin, tools and attachments', async (t) => {
+  const profiles = [{ ability: 1 }, { ability: 2, skills: { code: 0.4, 'no-such-skill': 9 } }];
+  const cases: [string, RouterInput][] = [
+    ['no turns', { turns: [], tools: 0, effort: null, attachments: 0, inputTokens: 0 }],
+    ['a 1 MB turn', input('x'.repeat(1 << 20))],
+    ['CJK and emoji', input('日本語のテキスト 😀🚀 中文 한국어 — ñ ü ß', { effort: 'xhigh' })],
+    [
+      'a tool loop',
+      {
+        turns: [
+          { role: 'system', text: 'You are a coding agent.' },
+          { role: 'user', text: 'Fix the failing test.' },
+          { role: 'assistant', text: 'run_tests {"path":"test/"}' },
+          { role: 'tool', text: 'FAIL test/a.test.ts: expected 2, got 3' },
+          { role: 'assistant', text: 'edit_file {"path":"src/a.ts"}' },
+          { role: 'tool', text: 'ok' },
+        ],
+        tools: 12,
+        effort: 'high',
+        attachments: 2,
+        inputTokens: 50_000,
+      },
+    ],
+  ];
+  for (const [name, c] of cases) {
+    const q = router.predict(c, profiles);
+    t.ok(q.every((x) => Number.isFinite(x) && x > 0 && x < 1), `${name}: ${Array.from(q).join(', ')}`);
+  }
 });

@@ -9,6 +9,8 @@ import { ROOT } from '../helpers/paths.js';
 import { runCommand } from '../helpers/run-bin.js';
 
 const GATEWAY = join(ROOT, 'bin/gateway');
+// about 15 runs of bin/gateway: on a loaded 2-core machine each start takes seconds
+t.setTimeout(600_000);
 const dir = mkdtempSync(join(tmpdir(), 'router-choose-'));
 
 function modelsFile(name: string, models: unknown[]): string {
