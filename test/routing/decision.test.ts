@@ -6,7 +6,7 @@
 import t from 'tap';
 import { expectedCost, rowUsage } from '../helpers/billing.js';
 import { startGateway, type RunningGateway } from '../helpers/gateway.js';
-import { parseSse } from '../helpers/messages.js';
+import { credits, parseSse } from '../helpers/messages.js';
 import { chat, labConfig, labModel, logLine, messages, reload, responses, TEST_KEY, usageRow } from './lab.js';
 
 const THRIFTY_KEY = 'sk-test-thrifty-0000';
@@ -60,6 +60,8 @@ t.test('the decision is explained in the log line and the usage record, and only
   t.ok(strong!.costUsd > 5 * weak!.costUsd, `expected costs ${strong!.costUsd} and ${weak!.costUsd} follow the prices`);
   const row = await usageRow(db, 'acme', a.reqId);
   t.same(JSON.parse(row!.routing!), routing, 'the usage record keeps the same decision');
+  const printed = (await credits(gw.configFile, 'usage', '--org', 'acme', '--limit', '50')).find((l) => l.requestId === a.reqId);
+  t.same(printed?.routing, routing, '`gateway credits usage` prints it');
 
   const direct = await messages(gw, ask('Which sorting algorithm is stable?', { model: 'lab/weak' }));
   t.equal(direct.status, 200);
