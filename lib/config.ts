@@ -51,6 +51,8 @@ export interface ModelConfig {
   contextWindow?: number;
   maxOutputTokens?: number;
   reasoning?: boolean;
+  /** may be named by a Messages advisor tool (decisions §10) */
+  advisor?: boolean;
   tools?: boolean;
   speeds?: ('standard' | 'fast')[];
 }
