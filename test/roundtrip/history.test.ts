@@ -3,9 +3,9 @@
 // and annotations, server tools, cut answers) and from whichever upstream dialect (every recording
 // of fixtures/upstream/, plus the simulated demo models), taken as the official SDK returns it
 // (`create`, or the helpers that add fields: `chat.completions.parse()` / `stream()`,
-// `messages.stream().finalMessage()`, `responses.parse()` / `stream()`) and pushed back as history,
-// is accepted as the next turn on the same endpoint, by the same model and by a model of each
-// other upstream dialect. Cases are drawn by a seeded generator: GATEWAY_ROUNDTRIP_SEED and
+// `messages.parse()` / `stream().finalMessage()`, `responses.parse()` / `stream()`) and pushed back
+// as history, is accepted as the next turn on the same endpoint (and by count_tokens on Messages),
+// by the same model and by a model of each other upstream dialect. Cases are drawn by a seeded generator: GATEWAY_ROUNDTRIP_SEED and
 // GATEWAY_ROUNDTRIP_CASES reproduce or widen a run; a failure names its seed and case.
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';

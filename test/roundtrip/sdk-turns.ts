@@ -69,10 +69,13 @@ async function accumulateChat(openai: OpenAI, params: Obj): Promise<Obj> {
   return (await runner.finalMessage()) as unknown as Obj;
 }
 
-async function messagesTurn(c: Clients, model: string, stream: boolean, _helper: Helper, tools: string[]): Promise<Turn> {
+async function messagesTurn(c: Clients, model: string, stream: boolean, helper: Helper, tools: string[]): Promise<Turn> {
   const history: Obj[] = [{ role: 'user', content: Q1 }];
   const params = { model, max_tokens: 1024, messages: history as Anthropic.MessageParam[], ...(tools.length > 0 ? { tools: messagesTools(tools) } : {}) };
-  const message: Obj = stream ? await c.anthropic.messages.stream(params).finalMessage() : await c.anthropic.messages.create(params);
+  let message: Obj;
+  if (stream) message = await c.anthropic.messages.stream(params).finalMessage();
+  else if (helper === 'helper') message = await c.anthropic.messages.parse(params);
+  else message = await c.anthropic.messages.create(params);
   history.push({ role: 'assistant', content: message.content });
   const results = (message.content as Obj[]).filter((b) => b.type === 'tool_use').map((b) => ({ type: 'tool_result', tool_use_id: b.id, content: 'sunny' }));
   history.push({ role: 'user', content: [...results, { type: 'text', text: Q2 }] });
@@ -105,7 +108,7 @@ export function firstTurn(api: ClientApi, c: Clients, model: string, stream: boo
   }
 }
 
-/** Sends the history as the next turn (streamed or not); resolves when the gateway accepted it. */
+/** Sends the history as the next turn (streamed or not; on Messages also to count_tokens); resolves when the gateway accepted it. */
 export async function nextTurn(api: ClientApi, c: Clients, model: string, stream: boolean, history: Obj[], tools: string[]): Promise<void> {
   switch (api) {
     case 'chat': {
@@ -118,6 +121,10 @@ export async function nextTurn(api: ClientApi, c: Clients, model: string, stream
       const params = { model, max_tokens: 1024, messages: history as Anthropic.MessageParam[], ...(tools.length > 0 ? { tools: messagesTools(tools) } : {}) };
       if (stream) await c.anthropic.messages.stream(params).finalMessage();
       else await c.anthropic.messages.create(params);
+      // count_tokens validates the same history, then answers 404 by design (no authoritative count)
+      await c.anthropic.messages.countTokens({ model, messages: params.messages, ...(params.tools ? { tools: params.tools } : {}) }).catch((e: unknown) => {
+        if (!(e instanceof Anthropic.NotFoundError && /Token counting is not available/.test(e.message))) throw e;
+      });
       return;
     }
     case 'responses': {
