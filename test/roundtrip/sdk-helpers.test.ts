@@ -55,7 +55,7 @@ for (const model of ['gpt-5', 'claude-opus-5']) {
     const second = await openai.chat.completions.create({ model, messages, tools: [STRICT_WEATHER] });
     t.equal(second.choices[0]?.message.content, 'Tool result received: sunny');
     const sent = JSON.stringify(await lastUpstream());
-    for (const field of ['parsed', 'parsed_arguments', 'annotations', 'function_call']) t.notMatch(sent, new RegExp(`"${field}"`), `${field} not forwarded`);
+    for (const field of ['parsed', 'parsed_arguments', 'annotations', 'function_call', 'audio', 'refusal']) t.notMatch(sent, new RegExp(`"${field}"`), `${field} not forwarded`);
   });
 }
 

@@ -14,8 +14,8 @@
 //   without tools);
 // - assistant `reasoning` / `reasoning_details` (the gateway's round-trip state) and the
 //   response-side fields a returned message carries back (`parsed`, `annotations`, `audio`,
-//   `function_call`, a call's `parsed_arguments`: decisions §10) are removed from the messages that
-//   carry them; other messages are not copied.
+//   `function_call`, `refusal: null`, a call's `parsed_arguments`: decisions §10) are removed from
+//   the messages that carry them; other messages are not copied.
 import { copyWith } from '../../json/copy-with.js';
 import type { Deployment, JsonObject, JsonValue, RoutedRequest } from '../../chunks.js';
 import type { UpstreamCall } from '../dialect.js';
@@ -52,10 +52,11 @@ function upstreamMessages(messages: JsonValue | undefined): JsonValue | undefine
   let out: JsonValue[] | undefined;
   for (let i = 0; i < messages.length; i++) {
     const m = messages[i];
-    if (!isObject(m) || (!ROUND_TRIP_ONLY.some((k) => m[k] !== undefined) && !hasParsedArguments(m.tool_calls))) continue;
+    if (!isObject(m) || (!ROUND_TRIP_ONLY.some((k) => m[k] !== undefined) && m.refusal !== null && !hasParsedArguments(m.tool_calls))) continue;
     out ??= messages.slice();
     const rest: JsonObject = { ...m };
     for (const k of ROUND_TRIP_ONLY) delete rest[k];
+    if (rest.refusal === null) delete rest.refusal; // a refusal the model gave is history; a null says nothing
     if (hasParsedArguments(rest.tool_calls)) rest.tool_calls = plainCalls(rest.tool_calls);
     out[i] = rest;
   }
