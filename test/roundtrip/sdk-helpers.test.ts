@@ -3,7 +3,10 @@
 // carrying `parsed`, `refusal`, `annotations`, a call's `parsed_arguments`) and what
 // `responses.parse()` returns (output items with ids, status, `parsed` and `parsed_arguments`) go
 // back as history; those fields are accepted and never reach the provider. Unknown fields elsewhere
-// are still refused at their path. Also `function_call_output` text parts, concatenated.
+// are still refused at their path. The Anthropic SDK's `messages.stream().finalMessage()` and
+// `messages.parse()` content goes back as the assistant turn. Also `function_call_output` text
+// parts, concatenated.
+import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import t from 'tap';
 import { baseConfig, startGateway, TEST_KEY, withModels, type RunningGateway } from '../helpers/gateway.js';
@@ -56,6 +59,25 @@ for (const model of ['gpt-5', 'claude-opus-5']) {
     t.equal(second.choices[0]?.message.content, 'Tool result received: sunny');
     const sent = JSON.stringify(await lastUpstream());
     for (const field of ['parsed', 'parsed_arguments', 'annotations', 'function_call', 'audio', 'refusal']) t.notMatch(sent, new RegExp(`"${field}"`), `${field} not forwarded`);
+  });
+}
+
+for (const model of ['claude-opus-5', 'gpt-5']) {
+  t.test(`${model}: messages.stream().finalMessage() and messages.parse() content sent back`, async (t) => {
+    const anthropic = new Anthropic({ apiKey: TEST_KEY, baseURL: gw.url, maxRetries: 0 });
+    const tools: Anthropic.Tool[] = [{ name: 'get_weather', input_schema: { type: 'object', properties: { city: { type: 'string' } } } }];
+    for (const helper of ['stream', 'parse'] as const) {
+      const messages: Anthropic.MessageParam[] = [{ role: 'user', content: 'Think, then get the weather' }];
+      const params = { model, max_tokens: 2048, thinking: { type: 'enabled' as const, budget_tokens: 1024 }, tools, messages };
+      const first = helper === 'stream' ? await anthropic.messages.stream(params).finalMessage() : await anthropic.messages.parse(params);
+      const call = first.content.find((b) => b.type === 'tool_use');
+      t.ok(call, `${helper}: a tool call`);
+      // a Chat upstream shows no reasoning text; Claude's signed thinking goes back with the call
+      if (model === 'claude-opus-5') t.ok(first.content.some((b) => b.type === 'thinking'), `${helper}: with its thinking`);
+      messages.push({ role: 'assistant', content: first.content }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: call!.id, content: 'sunny' }] });
+      const second = await anthropic.messages.create({ ...params, messages });
+      t.match(second.content.find((b) => b.type === 'text'), { text: 'Tool result received: sunny' }, `${helper}: the next turn is answered`);
+    }
   });
 }
 
