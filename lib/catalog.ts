@@ -17,6 +17,8 @@ export interface CatalogModel {
   contextWindow: number;
   maxOutputTokens: number;
   reasoning: boolean;
+  /** may be named by a Messages advisor tool */
+  advisor: boolean;
   tools: boolean;
   speeds: ReadonlySet<string>;
   /** answers search-only requests (`models[].webSearch`) */
@@ -65,6 +67,7 @@ export class Catalog {
         contextWindow: m.contextWindow ?? 200_000,
         maxOutputTokens: m.maxOutputTokens ?? 8192,
         reasoning: m.reasoning ?? false,
+        advisor: m.advisor ?? false,
         tools: m.tools ?? true,
         speeds: new Set(m.speeds ?? ['standard']),
         webSearch: m.webSearch ?? false,

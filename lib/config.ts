@@ -52,6 +52,8 @@ export interface ModelConfig {
   contextWindow?: number;
   maxOutputTokens?: number;
   reasoning?: boolean;
+  /** may be named by a Messages advisor tool (decisions §10) */
+  advisor?: boolean;
   tools?: boolean;
   speeds?: ('standard' | 'fast')[];
   /** answers search-only requests (§11): `gateway-auto` sends a request whose only tool is web search here */

@@ -63,10 +63,10 @@ export function defaultConfig(env: Env = process.env as Env): { config: Record<s
     store: 'sqlite:data/gateway.db',
     providers,
     models: [
-      claude('anthropic/claude-opus-5.5', ['claude-opus-5-5', 'opus'], [5, 25, 0.5, 6.25], 64000, { speeds: ['standard', 'fast'] }),
+      claude('anthropic/claude-opus-5.5', ['claude-opus-5-5', 'opus'], [5, 25, 0.5, 6.25], 64000, { speeds: ['standard', 'fast'], advisor: true }),
       claude('anthropic/claude-sonnet-5.5', ['claude-sonnet-5-5', 'sonnet'], [3, 15, 0.3, 3.75], 64000),
       claude('anthropic/claude-haiku-5.5', ['claude-haiku-5-5', 'haiku'], [1, 5, 0.1, 1.25], 32000),
-      claude('anthropic/claude-opus-5', [], [5, 25, 0.5, 6.25], 64000, { speeds: ['standard', 'fast'], snapshots: { 'claude-opus-5-20261015': 'anthropic/claude-opus-5' } }),
+      claude('anthropic/claude-opus-5', [], [5, 25, 0.5, 6.25], 64000, { speeds: ['standard', 'fast'], advisor: true, snapshots: { 'claude-opus-5-20261015': 'anthropic/claude-opus-5' } }),
       claude('anthropic/claude-sonnet-5', [], [3, 15, 0.3, 3.75], 64000),
       claude('anthropic/claude-fable-5', ['fable'], [1, 5, 0.1, 1.25], 32000),
       claude('anthropic/claude-opus-4.8', [], [5, 25, 0.5, 6.25], 32000, { speeds: ['standard', 'fast'] }),

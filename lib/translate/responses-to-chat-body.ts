@@ -11,7 +11,8 @@
 //   rebuilds the byte-identical thinking / redacted_thinking block; the Chat encoder drops them);
 //   other reasoning items (OpenAI's encrypted state) are dropped; text → content; calls →
 //   `tool_calls` (a custom tool call's `input` as arguments `{"input": …}`).
-// - function_call_output / custom_tool_call_output → `tool` messages (text parts joined by "\n").
+// - function_call_output / custom_tool_call_output → `tool` messages (text parts concatenated with
+//   no separator, as OpenAI reads them: decisions §10).
 // - Tools: function tools as they are; custom tools → function tools taking one string
 //   parameter `input` (the encoder turns their calls back into custom_tool_call items); hosted
 //   web_search is dropped (it runs only on Responses deployments); shell / apply_patch tools and
@@ -223,5 +224,5 @@ function toolCall(item: JsonObject, args: string): JsonObject {
 
 function outputText(v: JsonValue | undefined): string {
   if (typeof v === 'string') return v;
-  return textsOf(v).join(TOOL_TEXT_SEPARATOR);
+  return textsOf(v).join('');
 }

@@ -14,6 +14,8 @@ export interface AnthropicJsonOptions {
   clientModel?: string | ((input: EncoderInput) => string | undefined);
   /** the `gateway` routing object, added at the top level when defined */
   gatewayInfo?: (input: EncoderInput) => JsonObject | undefined;
+  /** the answer to `diagnostics`, added when defined and the upstream gave none */
+  diagnostics?: (input: EncoderInput) => JsonValue | undefined;
 }
 
 interface Block {
@@ -144,6 +146,8 @@ export function anthropicJsonEncode(input: EncoderInput, opts: AnthropicJsonOpti
       const content: JsonObject[] = [];
       for (const b of m.blocks) if (b !== undefined) content.push(b.wire);
       out.content = content;
+      const diagnostics = 'diagnostics' in out ? undefined : opts.diagnostics?.(input);
+      if (diagnostics !== undefined) out.diagnostics = diagnostics;
       const gateway = opts.gatewayInfo?.(input);
       if (gateway !== undefined) out.gateway = gateway;
       return [JSON.stringify(out)];

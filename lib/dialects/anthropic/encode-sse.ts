@@ -4,7 +4,7 @@
 // (and `message_delta` when its usage carries private cost fields). Events translated from other
 // dialects are serialised from canonical fields, with block indexes renumbered because opaque
 // foreign blocks are dropped. Errors become `event: error` frames with the gateway request id.
-import type { CanonicalEvent, CanonicalEventType, JsonObject } from '../../chunks.js';
+import type { CanonicalEvent, CanonicalEventType, JsonObject, JsonValue } from '../../chunks.js';
 import type { GatewayError } from '../../errors.js';
 import { anthropicErrorBody } from './errors.js';
 import {
@@ -29,6 +29,8 @@ export interface AnthropicSseOptions {
   requestId: string;
   /** the `gateway` object, added to the message_start envelope when defined */
   gateway?: JsonObject | undefined;
+  /** the answer to `diagnostics` (diagnostics.ts), added to the envelope when defined */
+  diagnostics?: JsonValue | undefined;
 }
 
 function frame(event: string, data: string): string {
@@ -43,10 +45,12 @@ export class AnthropicSseEncoder {
 
   readonly clientModel: string | undefined;
   readonly gateway: JsonObject | undefined;
+  readonly diagnostics: JsonValue | undefined;
 
   constructor(private readonly opts: AnthropicSseOptions) {
     this.clientModel = opts.clientModel;
     this.gateway = opts.gateway;
+    this.diagnostics = opts.diagnostics;
   }
 
   /** The frame(s) for one event; '' when the event has nothing to say to a Messages client. */
@@ -68,8 +72,10 @@ export class AnthropicSseEncoder {
   private nativeStart(parsed: JsonObject, data: string): string {
     const message = parsed.message;
     const gateway = this.opts.gateway;
-    if (!isObject(message) || (gateway === undefined && envelopeUnchanged(message, this.opts.clientModel))) return frame('message_start', data);
+    const diagnostics = isObject(message) && !('diagnostics' in message) ? this.opts.diagnostics : undefined;
+    if (!isObject(message) || (gateway === undefined && diagnostics === undefined && envelopeUnchanged(message, this.opts.clientModel))) return frame('message_start', data);
     const envelope = clientEnvelope(message, this.opts.clientModel);
+    if (diagnostics !== undefined) envelope.diagnostics = diagnostics;
     if (gateway !== undefined) envelope.gateway = gateway;
     return frame('message_start', JSON.stringify({ ...parsed, message: envelope }));
   }
@@ -116,6 +122,7 @@ const TRANSLATE: { [T in CanonicalEventType]: Translate<T> } = {
       stop_reason: null,
       stop_sequence: null,
       usage: usageToWire(ev.usage),
+      ...(enc.diagnostics !== undefined ? { diagnostics: enc.diagnostics } : {}),
       ...(enc.gateway !== undefined ? { gateway: enc.gateway } : {}),
     };
     return frame('message_start', JSON.stringify({ type: 'message_start', message }));

@@ -12,6 +12,7 @@ import { messagesGatewayInfo } from './gateway.js';
 import { decodeAnthropicMessage } from './message.js';
 import { anthropicNative } from './request.js';
 import { validateMessagesRequest } from './validate.js';
+import { messagesDiagnostics } from './diagnostics.js';
 
 const UPSTREAM_CODES = new Set(['GW_ERR_UPSTREAM', 'GW_ERR_UPSTREAM_RATE_LIMITED', 'GW_ERR_UPSTREAM_OVERLOADED', 'GW_ERR_PROVIDER_UNAVAILABLE']);
 
@@ -27,11 +28,19 @@ const decoder: UpstreamDecoder = { sse: decodeAnthropicSse, json: decodeAnthropi
 export const anthropic = {
   name: 'anthropic',
   // the endpoint's header hook validated the `anthropic-*` headers into ctx.anthropic
-  validate: (body, ctx, opts) => validateMessagesRequest(body, ctx.anthropic!, { betas: ctx.anthropic!.betas, countTokens: opts?.countTokens ?? false }),
+  validate: (body, ctx, opts) => validateMessagesRequest(body, ctx.anthropic!, {
+    betas: ctx.anthropic!.betas,
+    countTokens: opts?.countTokens ?? false,
+    // an advisor tool names a catalog model flagged `advisor` (decisions §10)
+    isAdvisorModel: (id) => {
+      const model = ctx.services.catalog.resolve(id)?.model;
+      return model?.advisor ? { maxOutputTokens: model.maxOutputTokens } : null;
+    },
+  }),
   upstream: { api: 'messages', encodeRequest: anthropicNative },
   decoder: () => decoder,
-  sseEncoder: (opts) => new AnthropicSseEncoder({ gateway: messagesGatewayInfo(opts.input), clientModel: opts.clientModel, requestId: opts.requestId }),
-  jsonEncoder: (input, opts) => anthropicJsonEncode(input, { gatewayInfo: messagesGatewayInfo, ...opts }),
+  sseEncoder: (opts) => new AnthropicSseEncoder({ gateway: messagesGatewayInfo(opts.input), diagnostics: messagesDiagnostics(opts.input), clientModel: opts.clientModel, requestId: opts.requestId }),
+  jsonEncoder: (input, opts) => anthropicJsonEncode(input, { gatewayInfo: messagesGatewayInfo, diagnostics: messagesDiagnostics, ...opts }),
   errorEnvelope: (err, requestId) => ({ status: anthropicStatus(err), body: anthropicErrorBody(err, requestId) }),
   rateLimitHeaders: {
     requestsLimit: 'anthropic-ratelimit-requests-limit',

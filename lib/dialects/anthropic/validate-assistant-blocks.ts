@@ -20,6 +20,7 @@ export const SERVER_RESULT_BLOCKS: ReadonlySet<string> = new Set([
 
 export const ASSISTANT_BLOCKS: readonly string[] = [
   'text',
+  'compaction',
   'thinking',
   'redacted_thinking',
   'tool_use',
@@ -32,7 +33,10 @@ const THINKING = fields('type', 'thinking', 'signature');
 const REDACTED = fields('type', 'data');
 const TOOL_USE = fields('type', 'id', 'name', 'input', 'cache_control', 'caller');
 const MCP_TOOL_USE = fields('type', 'id', 'name', 'server_name', 'input', 'cache_control');
-const RESULT = fields('type', 'tool_use_id', 'content', 'cache_control');
+// `caller` and `compaction` blocks are what the provider returns (and the gateway passes on): they
+// come back unchanged as history (decisions §10)
+const RESULT = fields('type', 'tool_use_id', 'content', 'cache_control', 'caller');
+const COMPACTION = fields('type', 'content', 'cache_control');
 const MCP_RESULT = fields('type', 'tool_use_id', 'content', 'is_error', 'cache_control');
 
 /**
@@ -57,6 +61,11 @@ export function assistantBlock(type: string, b: JsonObject, path: string, scan: 
       return true;
     case 'server_tool_use':
       toolCall(b, path, TOOL_USE, scan.serverToolUseIds);
+      return true;
+    case 'compaction':
+      rejectUnknown(b, COMPACTION, path);
+      if (b.content !== null) str(b.content, `${path}.content`);
+      cacheControl(b.cache_control, `${path}.cache_control`);
       return true;
     case 'mcp_tool_use':
       toolCall(b, path, MCP_TOOL_USE, scan.serverToolUseIds);
@@ -90,6 +99,7 @@ function serverResult(type: string, b: JsonObject, path: string, scan: Scan): vo
     );
   }
   required(b.content, `${path}.content`);
+  if (b.caller !== undefined) typedObject(b.caller, `${path}.caller`);
   if (b.is_error !== undefined) bool(b.is_error, `${path}.is_error`);
   cacheControl(b.cache_control, `${path}.cache_control`);
 }

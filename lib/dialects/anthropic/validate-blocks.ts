@@ -23,8 +23,8 @@ const TOOL_REFERENCE = fields('type', 'tool_name', 'cache_control');
 const MEDIA_TYPES = ['image/jpeg', 'image/png', 'image/gif', 'image/webp'] as const;
 
 /**
- * `content` of a message with `role`. A block array must be non-empty, except on a final assistant
- * message (a prefill may be empty).
+ * `content` of a message with `role`. A block array must be non-empty unless `emptyOk` (an
+ * assistant message).
  */
 export function validateContent(v: JsonValue | undefined, path: string, role: Role, scan: Scan, emptyOk: boolean): void {
   if (typeof v === 'string') {

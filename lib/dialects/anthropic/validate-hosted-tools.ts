@@ -78,7 +78,7 @@ function advisor(t: JsonObject, path: string, opts: HostedToolOptions): void {
     if (info === null) {
       throw capabilityRejected(
         `${path}.model`,
-        `advisor model "${shorten(model)}" is not available. Change it to an available model id (see GET /v1/models) or remove the advisor tool`,
+        `advisor model "${shorten(model)}" is not available: an advisor tool names a catalog model configured as an advisor ("advisor": true). Change it to such a model id (see GET /v1/models) or remove the advisor tool`,
       );
     }
     limit = info.maxOutputTokens;

@@ -18,8 +18,7 @@ export function validateMessages(v: JsonValue | undefined, scan: Scan): number {
   const list = arr(v, 'messages');
   if (list.length === 0) throw invalid('messages', 'must contain at least one message');
   if (list.length > MAX_MESSAGES) throw invalid('messages', `must contain at most ${MAX_MESSAGES} messages, got ${list.length}`);
-  const last = list.length - 1;
-  for (let i = 0; i <= last; i++) {
+  for (let i = 0; i < list.length; i++) {
     const path = `messages[${i}]`;
     const m = obj(list[i], path);
     const role = oneOf(m.role, `${path}.role`, ROLES);
@@ -29,7 +28,9 @@ export function validateMessages(v: JsonValue | undefined, scan: Scan): number {
     } else {
       rejectUnknown(m, MESSAGE, path);
     }
-    validateContent(m.content, `${path}.content`, role, scan, role === 'assistant' && i === last);
+    // an assistant turn may be empty: a prefill, or an answer with no content block (a refusal, a
+    // cut) sent back as the gateway returned it (decisions §10; anthropicNative drops it)
+    validateContent(m.content, `${path}.content`, role, scan, role === 'assistant');
   }
   return list.length;
 }

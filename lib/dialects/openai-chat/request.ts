@@ -12,7 +12,9 @@
 //   `prompt_cache_key`, `prompt_cache_retention`, `safety_identifier`;
 // - `tools: []` is dropped, and `tool_choice` / `parallel_tool_calls` with it (OpenAI refuses them
 //   without tools);
-// - assistant `reasoning` / `reasoning_details` (the gateway's round-trip state) are removed from
+// - assistant `reasoning` / `reasoning_details` (the gateway's round-trip state) and the
+//   response-side fields a returned message carries back (`parsed`, `annotations`, `audio`,
+//   `function_call`, `refusal: null`, a call's `parsed_arguments`: decisions §10) are removed from
 //   the messages that carry them; other messages are not copied.
 import { copyWith } from '../../json/copy-with.js';
 import type { Deployment, JsonObject, JsonValue, RoutedRequest } from '../../chunks.js';
@@ -28,15 +30,34 @@ function isObject(v: JsonValue | undefined): v is JsonObject {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/** Messages without the gateway's reasoning fields; the input array itself when none carries them. */
+/** Assistant fields that never go upstream: the gateway's reasoning state and response-side fields. */
+const ROUND_TRIP_ONLY = ['reasoning', 'reasoning_details', 'parsed', 'annotations', 'audio', 'function_call'] as const;
+
+function hasParsedArguments(calls: JsonValue | undefined): calls is JsonValue[] {
+  return Array.isArray(calls) && calls.some((c) => isObject(c) && isObject(c.function) && c.function.parsed_arguments !== undefined);
+}
+
+/** Tool calls without the SDK's `parsed_arguments`. */
+function plainCalls(calls: JsonValue[]): JsonValue[] {
+  return calls.map((c) => {
+    if (!isObject(c) || !isObject(c.function) || c.function.parsed_arguments === undefined) return c;
+    const { parsed_arguments: _p, ...fn } = c.function;
+    return { ...c, function: fn };
+  });
+}
+
+/** Messages without the round-trip-only fields; the input array itself when none carries them. */
 function upstreamMessages(messages: JsonValue | undefined): JsonValue | undefined {
   if (!Array.isArray(messages)) return messages;
   let out: JsonValue[] | undefined;
   for (let i = 0; i < messages.length; i++) {
     const m = messages[i];
-    if (!isObject(m) || (m.reasoning === undefined && m.reasoning_details === undefined)) continue;
+    if (!isObject(m) || (!ROUND_TRIP_ONLY.some((k) => m[k] !== undefined) && m.refusal !== null && !hasParsedArguments(m.tool_calls))) continue;
     out ??= messages.slice();
-    const { reasoning: _r, reasoning_details: _d, ...rest } = m;
+    const rest: JsonObject = { ...m };
+    for (const k of ROUND_TRIP_ONLY) delete rest[k];
+    if (rest.refusal === null) delete rest.refusal; // a refusal the model gave is history; a null says nothing
+    if (hasParsedArguments(rest.tool_calls)) rest.tool_calls = plainCalls(rest.tool_calls);
     out[i] = rest;
   }
   return out ?? messages;

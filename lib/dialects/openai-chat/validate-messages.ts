@@ -26,10 +26,13 @@ export function newChatScan(): ChatScan {
 
 const ROLES = ['system', 'developer', 'user', 'assistant', 'tool'] as const;
 const SYSTEM_FIELDS = fields('role', 'content', 'name');
-const ASSISTANT_FIELDS = fields('role', 'content', 'name', 'tool_calls', 'refusal', 'reasoning', 'reasoning_details');
+// `annotations`, `audio` and `function_call` are response-side fields of a returned message, and
+// `parsed` (`parsed_arguments` on a call) what the `openai` SDK's parse and stream helpers add: a
+// message sent back as history carries them; they are checked and not forwarded (decisions §10)
+const ASSISTANT_FIELDS = fields('role', 'content', 'name', 'tool_calls', 'refusal', 'reasoning', 'reasoning_details', 'annotations', 'audio', 'function_call', 'parsed');
 const TOOL_FIELDS = fields('role', 'content', 'tool_call_id');
 const TOOL_CALL_FIELDS = fields('id', 'type', 'function');
-const FUNCTION_FIELDS = fields('name', 'arguments');
+const FUNCTION_FIELDS = fields('name', 'arguments', 'parsed_arguments');
 const TEXT_PART = fields('type', 'text');
 const REFUSAL_PART = fields('type', 'refusal');
 const IMAGE_PART = fields('type', 'image_url');
@@ -91,6 +94,15 @@ function assistant(m: JsonObject, path: string, scan: ChatScan): void {
   }
   if (given(m.reasoning)) scan.bytes += Buffer.byteLength(str(m.reasoning, `${path}.reasoning`), 'utf8');
   if (given(m.reasoning_details)) reasoningDetails(m.reasoning_details, `${path}.reasoning_details`, scan);
+  responseSide(m, path);
+}
+
+/** The returned message's own fields: open JSON the gateway drops, except what it never returns. */
+function responseSide(m: JsonObject, path: string): void {
+  if (given(m.annotations)) arr(m.annotations, `${path}.annotations`);
+  // the gateway answers no audio and no legacy function_call: only their null round-trips
+  if (given(m.audio)) throw invalid(`${path}.audio`, 'an assistant audio reference is not supported; send null or leave it out');
+  if (given(m.function_call)) throw invalid(`${path}.function_call`, 'the legacy function_call is not supported; send tool_calls instead (null is accepted)');
 }
 
 function toolCall(v: JsonValue | undefined, path: string, scan: ChatScan): void {

@@ -66,7 +66,7 @@ export class OutputItems {
         const id = this.itemId('msg');
         this.blocks[index] = { kind: 'message', out, id, text: '' };
         this.added(out, { id, type: 'message', status: 'in_progress', content: [], role: 'assistant' });
-        this.emit('response.content_part.added', { item_id: id, output_index: out, content_index: 0, part: { type: 'output_text', annotations: [], text: '' } });
+        this.emit('response.content_part.added', { item_id: id, output_index: out, content_index: 0, part: { type: 'output_text', annotations: [], logprobs: [], text: '' } });
         this.text(index, b.text);
         return;
       }
@@ -145,7 +145,7 @@ export class OutputItems {
     this.blocks[index] = undefined;
     switch (b.kind) {
       case 'message': {
-        const part = { type: 'output_text', annotations: [], text: b.text };
+        const part = { type: 'output_text', annotations: [], logprobs: [], text: b.text };
         this.emit('response.output_text.done', { item_id: b.id, output_index: b.out, content_index: 0, text: b.text, logprobs: [] });
         this.emit('response.content_part.done', { item_id: b.id, output_index: b.out, content_index: 0, part });
         this.done(b.out, { id: b.id, type: 'message', status: 'completed', content: [part], role: 'assistant' });

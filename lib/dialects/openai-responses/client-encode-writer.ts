@@ -26,6 +26,19 @@ function baseId(requestId: string): string {
   return requestId.replace(/^req_/, '').replace(/[^A-Za-z0-9]/g, '');
 }
 
+/**
+ * `tools` as echoed: a function tool in its normalised form (`description`, `parameters` and
+ * `strict` always present; a missing `strict` reads false, as the gateway sends it upstream), other
+ * tools as given.
+ */
+function echoedTools(tools: JsonValue | undefined): JsonValue[] {
+  if (!Array.isArray(tools)) return [];
+  return tools.map((t) => {
+    if (typeof t !== 'object' || t === null || Array.isArray(t) || t.type !== 'function') return t;
+    return { ...t, description: t.description ?? null, parameters: t.parameters ?? null, strict: t.strict ?? false };
+  });
+}
+
 export class ResponseWriter {
   private readonly input: EncoderInput;
   private readonly facts: ResponsesFacts;
@@ -66,7 +79,10 @@ export class ResponseWriter {
     return this.input.routed?.modelId ?? this.upstreamModel;
   }
 
-  /** The Response object. */
+  /**
+   * The Response object, with every field the Open Responses schema requires (decisions §10):
+   * parameters the gateway accepts with no effect are echoed as given, or their neutral value.
+   */
   response(status: string, usage: JsonValue, extra: { error?: JsonValue; incomplete?: JsonValue; gateway?: boolean } = {}): JsonObject {
     const body = this.input.routed?.request.body ?? {};
     const text = body.text;
@@ -74,22 +90,30 @@ export class ResponseWriter {
       id: this.id,
       object: 'response',
       created_at: this.createdAt,
+      completed_at: status === 'completed' ? Math.floor(Date.now() / 1000) : null,
       status,
+      background: false,
       error: extra.error ?? null,
       incomplete_details: extra.incomplete ?? null,
       instructions: body.instructions ?? null,
       max_output_tokens: body.max_output_tokens ?? null,
+      max_tool_calls: body.max_tool_calls ?? null,
       model: this.model(),
       output: status === 'in_progress' ? [] : this.items.output.filter((o) => o !== undefined),
       parallel_tool_calls: body.parallel_tool_calls ?? true,
       previous_response_id: null,
+      prompt_cache_key: body.prompt_cache_key ?? null,
       reasoning: { effort: this.facts.effort ?? null, summary: this.facts.summary ?? null },
+      safety_identifier: body.safety_identifier ?? null,
       service_tier: null,
       store: false,
       temperature: body.temperature ?? 1,
+      presence_penalty: 0, // not request parameters of this API: the neutral value
+      frequency_penalty: 0,
       text: typeof text === 'object' && text !== null && !Array.isArray(text) ? { format: { type: 'text' }, ...text } : { format: { type: 'text' } },
       tool_choice: body.tool_choice ?? 'auto',
-      tools: body.tools ?? [],
+      tools: echoedTools(body.tools),
+      top_logprobs: body.top_logprobs ?? 0,
       top_p: body.top_p ?? 1,
       truncation: 'disabled',
       usage,

@@ -87,7 +87,12 @@ function validateItem(v: JsonValue | undefined, path: string, scan: Scan): void 
       reasoningItem(v, path, scan);
       return;
     case 'web_search_call':
-      return; // an echoed hosted search: kept for Responses deployments, dropped elsewhere
+    case 'code_interpreter_call':
+    case 'file_search_call':
+    case 'image_generation_call':
+    case 'mcp_call':
+    case 'mcp_list_tools':
+      return; // an echoed hosted tool call (decisions §10): kept for Responses deployments, dropped elsewhere
     case 'item_reference':
       throw errors.inputItemInvalid(path, ITEM_REFERENCE_HINT);
     default:

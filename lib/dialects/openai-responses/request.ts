@@ -9,7 +9,9 @@
 //   own round-trip state; the client sees it only when it asked); namespaces unwrapped; ignored
 //   hosted tools removed (`tool_choice` / `parallel_tool_calls` go with an empty tool list);
 //   reasoning items carrying Anthropic thinking (`anthropic-thinking:`) removed (OpenAI cannot
-//   verify them). Dropped gateway-only or stateful fields: `gateway`, `session_id`,
+//   verify them); what the `openai` SDK's parse helpers add to echoed output items (`parsed` on an
+//   `output_text` part, `parsed_arguments` on a call: decisions §10) removed. Dropped gateway-only
+//   or stateful fields: `gateway`, `session_id`,
 //   `client_metadata`, `metadata`, `prompt_cache_options`, `service_tier`, `stream_options`,
 //   `store`, `previous_response_id`, `background`, `conversation`, `prompt`, `moderation`,
 //   `context_management`.
@@ -29,6 +31,26 @@ const NATIVE_DROPPED = [
   'max_output_tokens', 'reasoning', 'include', 'tools', 'tool_choice', 'parallel_tool_calls',
 ] as const;
 
+/** A copy of `o` without `key`; `o` itself when it has no such key. */
+function without(o: JsonObject, key: string): JsonObject {
+  if (o[key] === undefined) return o;
+  const out = { ...o };
+  delete out[key];
+  return out;
+}
+
+/** An echoed output item without the SDK's parse results; the item itself when it has none. */
+function withoutParsed(item: JsonValue): JsonValue {
+  if (!isObject(item)) return item;
+  const out = without(item, 'parsed_arguments');
+  if (out.type !== 'message' || !Array.isArray(out.content) || !out.content.some((p) => isObject(p) && p.parsed !== undefined)) return out;
+  return { ...out, content: out.content.map((p) => (isObject(p) ? without(p, 'parsed') : p)) };
+}
+
+/** Input items as they go upstream: no Anthropic reasoning (OpenAI cannot verify it), no parse results. */
+function upstreamInput(items: JsonValue[]): JsonValue[] {
+  return items.filter((item) => !(isObject(item) && item.type === 'reasoning' && isAnthropicEncrypted(item.encrypted_content))).map(withoutParsed);
+}
 
 /** The RequestEncoder for `openai-responses` requests served by a `responses` deployment. */
 export function responsesNative(routed: RoutedRequest, deployment: Deployment): UpstreamCall {
@@ -39,7 +61,7 @@ export function responsesNative(routed: RoutedRequest, deployment: Deployment): 
   for (const key of NATIVE_DROPPED) delete out[key];
   for (const key in out) if (out[key] === null) delete out[key];
 
-  if (Array.isArray(src.input)) out.input = src.input.filter((item) => !(isObject(item) && item.type === 'reasoning' && isAnthropicEncrypted(item.encrypted_content)));
+  if (Array.isArray(src.input)) out.input = upstreamInput(src.input);
   const tools: JsonValue[] = [...facts.functions];
   if (facts.clientTools.shell) tools.push({ type: 'shell' });
   if (facts.clientTools.applyPatch) tools.push({ type: 'apply_patch' });

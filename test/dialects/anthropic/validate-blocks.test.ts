@@ -36,7 +36,8 @@ const cases: Case[] = [
   { name: 'content number', from, mutate: content(0, 5), code: INVALID, path: 'messages[0].content' },
   { name: 'content empty array on user', from, mutate: content(0, []), code: INVALID, path: 'messages[0].content' },
   { name: 'content empty on final assistant', from, mutate: push({ role: 'assistant', content: [] }) },
-  { name: 'content empty on earlier assistant', from, mutate: (b) => void list(b, 'messages').splice(1, 0, { role: 'assistant', content: [] }), code: INVALID, path: 'messages[1].content' },
+  // an answer with no content block (a refusal, a cut) sent back as history (decisions §10)
+  { name: 'content empty on earlier assistant', from, mutate: (b) => void list(b, 'messages').splice(1, 0, { role: 'assistant', content: [] }) },
   { name: 'content string', from, mutate: content(0, 'plain string') },
   { name: 'block not an object', from, mutate: content(0, ['hi']), code: INVALID, path: 'messages[0].content[0]' },
   { name: 'block type missing', from, mutate: content(0, [{ text: 'x' }]), code: INVALID, path: 'messages[0].content[0].type' },
