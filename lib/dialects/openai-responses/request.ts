@@ -6,8 +6,9 @@
 //   `max_output_tokens` = the capped ceiling (at least 16); `reasoning.effort` `max` → `xhigh`, the
 //   `gateway-auto` default effort written, no `reasoning` at all for a model that does not reason;
 //   `include` always asks for `reasoning.encrypted_content` when the model reasons (the gateway's
-//   own round-trip state; the client sees it only when it asked); namespaces unwrapped; ignored
-//   hosted tools removed (`tool_choice` / `parallel_tool_calls` go with an empty tool list);
+//   own round-trip state; the client sees it only when it asked); tools as sent (`namespace` tools
+//   kept whole: Codex routes a namespace member's call by the `namespace` the upstream returns
+//   with it, FAILURE-MODES F31) except the ignored hosted tools, which are removed (`tool_choice` / `parallel_tool_calls` go with an empty tool list);
 //   reasoning items carrying Anthropic thinking (`anthropic-thinking:`) removed (OpenAI cannot
 //   verify them). Dropped gateway-only or stateful fields: `gateway`, `session_id`,
 //   `client_metadata`, `metadata`, `prompt_cache_options`, `service_tier`, `stream_options`,
@@ -40,10 +41,7 @@ export function responsesNative(routed: RoutedRequest, deployment: Deployment): 
   for (const key in out) if (out[key] === null) delete out[key];
 
   if (Array.isArray(src.input)) out.input = src.input.filter((item) => !(isObject(item) && item.type === 'reasoning' && isAnthropicEncrypted(item.encrypted_content)));
-  const tools: JsonValue[] = [...facts.functions];
-  if (facts.clientTools.shell) tools.push({ type: 'shell' });
-  if (facts.clientTools.applyPatch) tools.push({ type: 'apply_patch' });
-  tools.push(...facts.webSearch);
+  const tools = nativeTools(src.tools, facts.webSearch);
   if (tools.length > 0) {
     out.tools = tools;
     if (src.tool_choice !== undefined && src.tool_choice !== null) out.tool_choice = src.tool_choice;
@@ -62,4 +60,11 @@ export function responsesNative(routed: RoutedRequest, deployment: Deployment): 
   out.store = false;
   if (req.stream) out.stream = true;
   return { body: JSON.stringify(out), headers: {}, stream: req.stream };
+}
+
+const NATIVE_TOOLS: ReadonlySet<JsonValue> = new Set(['function', 'custom', 'namespace', 'shell', 'apply_patch']);
+
+/** The client's tools an OpenAI Responses deployment runs or lets the client run (not the ignored hosted ones). */
+function nativeTools(v: JsonValue | undefined, webSearch: readonly JsonObject[]): JsonValue[] {
+  return asArray(v).filter((t) => isObject(t) && (NATIVE_TOOLS.has(t.type ?? null) || webSearch.includes(t)));
 }
