@@ -39,6 +39,8 @@ export interface ToolDef {
   name: string;
   schema: unknown;
   deferred?: boolean;
+  /** a Responses `namespace` tool's member: its calls name the namespace too */
+  namespace?: string;
 }
 
 /** What the protocol module extracted from a request. */
@@ -56,7 +58,7 @@ export interface Conversation {
 export interface DemoPlan {
   thinking?: string;
   text?: string;
-  tool?: { name: string; args: Obj; argsJson: string };
+  tool?: { name: string; args: Obj; argsJson: string; namespace?: string };
   outputTokens: number;
   thinkingTokens: number;
 }
@@ -168,7 +170,8 @@ export function makePlan(spec: SimSpec, conv: Conversation, wantThinking: boolea
     const args = argsForSchema(tool.schema, 0, tool.name);
     const argsJson = JSON.stringify(args);
     const out = Math.max(1, countWords(argsJson)) + thinkingTokens;
-    return { thinking, tool: { name: tool.name, args, argsJson }, outputTokens: out, thinkingTokens };
+    const planned = tool.namespace === undefined ? { name: tool.name, args, argsJson } : { name: tool.name, args, argsJson, namespace: tool.namespace };
+    return { thinking, tool: planned, outputTokens: out, thinkingTokens };
   }
   const text = conv.toolResult !== undefined ? toolResultText(conv.toolResult) : helloText(spec.model, conv.lastUserText);
   return { thinking, text, outputTokens: Math.max(1, countWords(text)) + thinkingTokens, thinkingTokens };

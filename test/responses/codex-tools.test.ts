@@ -147,11 +147,16 @@ t.test('a function named like the shell tool beside it is refused', async (t) =>
   t.match(JSON.parse(r.text).error, { param: 'tools[1].name', message: /shell tool/ });
 });
 
-t.test('a namespace member on a Responses deployment keeps its namespace wrapper upstream', async (t) => {
-  await h.gw.clearSim();
-  const tools = [{ type: 'namespace', name: 'multi_agent_v1', description: 'agents', tools: [{ type: 'function', name: 'spawn_agent', parameters: { type: 'object', properties: {} } }] }, { type: 'tool_search', execution: 'client', parameters: {} }];
-  const r = await h.post({ model: 'openai/gpt-5-mini', input: 'hi', tools });
-  t.equal(r.status, 200, r.text.slice(0, 300));
-  const [up] = await upstreamCalls(h.gw);
-  t.same(up?.body.tools, [tools[0]], 'namespace forwarded whole; the ignored hosted tool dropped');
-});
+for (const stream of [false, true]) {
+  t.test(`a Responses deployment gets namespace tools whole and its namespaced call comes back with its namespace (F31), ${stream ? 'streamed' : 'JSON'}`, async (t) => {
+    const member = (name: string): Obj => ({ type: 'function', name, parameters: { type: 'object', properties: {} } });
+    const tools = [
+      { type: 'namespace', name: 'multi_agent_v1', description: 'agents', tools: [member('spawn_agent')] },
+      { type: 'namespace', name: 'mcp__docs__', description: 'docs', tools: [member('spawn')] },
+      { type: 'tool_search', execution: 'client', parameters: {} },
+    ];
+    const { item, up } = await ask('openai/gpt-5-mini', { input: 'call spawn_agent', tools }, stream);
+    t.same(up?.body.tools, tools.slice(0, 2), 'namespaces forwarded whole; the ignored hosted tool dropped');
+    t.match(item, { type: 'function_call', name: 'spawn_agent', namespace: 'multi_agent_v1' });
+  });
+}

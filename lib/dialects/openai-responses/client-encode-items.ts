@@ -22,7 +22,7 @@
 // - opaque block from a Responses upstream (hosted tool calls, custom_tool_call, shell_call, …) →
 //   that item as the provider sent it (output_item.added + done); other opaque blocks are dropped.
 import type { CanonicalBlock, JsonObject, JsonValue, NativeFrame } from '../../chunks.js';
-import { isObject } from '../../json/values.js';
+import { asArray, isObject } from '../../json/values.js';
 import { toolArguments } from '../../openai/client.js';
 import { encodeAnthropicThinking, summaryOf } from './client-state.js';
 import type { ResponsesFacts } from './client-validate.js';
@@ -79,7 +79,7 @@ export class OutputItems {
         return;
       }
       case 'tool-call': {
-        const target = this.callTarget(b.name, native);
+        const target = this.callTarget(b.name, b.id, native);
         const id = this.itemId(ID_PREFIX[target.kind]);
         this.blocks[index] = { kind: 'call', out, id, callId: b.id, target, json: '', streamed: false, input: b.input };
         if (target.kind === 'custom') this.added(out, { id, type: 'custom_tool_call', status: 'in_progress', call_id: b.id, name: target.name, input: '' });
@@ -175,11 +175,13 @@ export class OutputItems {
     }
   }
 
-  /** Whom a tool call is for: a native Responses call names itself; a translated one is looked up. */
-  private callTarget(name: string, native: NativeFrame | undefined): ClientTool {
-    const item = native?.dialect === 'openai-responses' ? native.parsed.item : undefined;
-    if (isObject(item)) return typeof item.namespace === 'string' ? { kind: 'function', name, namespace: item.namespace } : { kind: 'function', name };
-    return this.facts.callable.get(name) ?? { kind: 'function', name };
+  /** Whom a tool call is for: a native Responses function_call names itself (and its namespace); a translated one is looked up. */
+  private callTarget(name: string, callId: string, native: NativeFrame | undefined): ClientTool {
+    if (native?.dialect !== 'openai-responses') return this.facts.callable.get(name) ?? { kind: 'function', name };
+    // streamed: the output_item.added frame; JSON: the whole response
+    const item = isObject(native.parsed.item) ? native.parsed.item : asArray(native.parsed.output).find((o) => isObject(o) && o.call_id === callId);
+    const namespace = isObject(item) ? item.namespace : undefined;
+    return typeof namespace === 'string' ? { kind: 'function', name, namespace } : { kind: 'function', name };
   }
 
   private closeCall(b: Extract<Block, { kind: 'call' }>, args: string): void {
