@@ -19,7 +19,8 @@
 //   (Chat needs that; Anthropic needs each tool_result right after its tool_use).
 // - Outputs → `tool` messages: function_call_output / custom_tool_call_output text parts joined
 //   by "\n"; shell_call_output as exit code, stdout and stderr; apply_patch_call_output as its
-//   status and text.
+//   status and text. A standalone output (a name, no call_id: Codex's task input, F33) → a user
+//   message naming the tool.
 // - Tools: function tools as they are (namespace members flattened); custom tools → function
 //   tools taking one string parameter `input`; `shell` / `apply_patch` → the functions of
 //   client-tools.ts (the encoder turns calls back into custom_tool_call / shell_call /
@@ -38,7 +39,9 @@ import { redactedDetail, thinkingDetail, type ReasoningDetail } from './reasonin
 import { asArray, asString, isObject, TOOL_TEXT_SEPARATOR } from './tables.js';
 import { decodeAnthropicThinking } from '../dialects/openai-responses/client-state.js';
 import { responsesFacts } from '../dialects/openai-responses/client-validate.js';
-import { APPLY_PATCH_FUNCTION, callArguments, flatName, outputText as clientToolOutput, SHELL_FUNCTION } from '../dialects/openai-responses/client-tools.js';
+import {
+  APPLY_PATCH_FUNCTION, callArguments, flatName, isStandaloneOutput, outputText as clientToolOutput, SHELL_FUNCTION, standaloneOutputText,
+} from '../dialects/openai-responses/client-tools.js';
 
 /** A Chat Completions body with the meaning of a validated Responses body. */
 export function chatBody(req: CanonicalRequest, modelId: string): JsonObject {
@@ -220,6 +223,11 @@ function chatMessages(body: JsonObject): JsonObject[] {
       case 'custom_tool_call_output':
       case 'shell_call_output':
       case 'apply_patch_call_output': {
+        if (isStandaloneOutput(item)) {
+          at.turn = at.answered = null;
+          out.push({ role: 'user', content: standaloneOutputText(item, outputText(item.output)) });
+          break;
+        }
         at.answered = at.turn ?? at.answered;
         at.turn = null;
         const id = asString(item.call_id) ?? '';

@@ -160,3 +160,20 @@ for (const stream of [false, true]) {
     t.match(item, { type: 'function_call', name: 'spawn_agent', namespace: 'multi_agent_v1' });
   });
 }
+
+t.test('a standalone output (a name, no call_id: Codex task input, F33) reaches every upstream as a user message', async (t) => {
+  const standalone = { type: 'function_call_output', id: 'fco_1', name: 'automation_update', namespace: 'codex_app', output: 'Automation: Daily brief' };
+  for (const { model, path } of [...UPSTREAMS, { model: 'openai/gpt-5-mini', path: '/v1/responses' }]) {
+    await h.gw.clearSim();
+    const r = await h.post({ model, input: [{ role: 'user', content: 'hello' }, standalone] });
+    t.equal(r.status, 200, `${model}: ${r.status === 200 ? 'accepted' : r.text.slice(0, 300)}`);
+    const [up] = await upstreamCalls(h.gw);
+    t.equal(up?.path, path);
+    const last = ((up?.body.messages ?? up?.body.input) as Obj[]).at(-1);
+    t.equal(last?.role, 'user', `${model}: the last upstream message is the user's`);
+    t.match(JSON.stringify(last?.content), /\[Output of the codex_app.automation_update tool\]\\nAutomation: Daily brief/);
+  }
+  const orphan = await h.post({ model: 'openai/gpt-5', input: [{ role: 'user', content: 'hello' }, { type: 'function_call_output', output: 'x' }] });
+  t.equal(orphan.status, 400, 'an output with neither call_id nor name is still refused');
+  t.equal(JSON.parse(orphan.text).error.param, 'input[1].call_id');
+});

@@ -11,6 +11,9 @@
 // - `apply_patch` is the function `apply_patch({type, path, diff?})`; its call is an
 //   `apply_patch_call` item whose `operation` is those arguments.
 // - their outputs (`shell_call_output`, `apply_patch_call_output`) become the text of a tool result.
+// - a function / custom tool output without a `call_id` but with a `name` (Codex Desktop delivers
+//   scheduled-task and cross-task input that way, FAILURE-MODES F33) answers no call: every
+//   upstream gets it as a user message saying which tool it came from.
 import type { JsonObject, JsonValue } from '../../chunks.js';
 import { asArray, isObject } from '../../json/values.js';
 
@@ -111,4 +114,15 @@ function shellChunk(v: JsonValue): string {
   if (typeof v.stdout === 'string' && v.stdout !== '') lines.push(`stdout:\n${v.stdout}`);
   if (typeof v.stderr === 'string' && v.stderr !== '') lines.push(`stderr:\n${v.stderr}`);
   return lines.join('\n');
+}
+
+/** A function / custom tool output that answers no call (no `call_id`, but a `name`: FAILURE-MODES F33). */
+export function isStandaloneOutput(item: JsonObject): boolean {
+  return (item.type === 'function_call_output' || item.type === 'custom_tool_call_output') && (item.call_id === undefined || item.call_id === null) && typeof item.name === 'string';
+}
+
+/** The user-message text a standalone output becomes. */
+export function standaloneOutputText(item: JsonObject, output: string): string {
+  const tool = typeof item.namespace === 'string' ? `${item.namespace}.${String(item.name)}` : String(item.name);
+  return `[Output of the ${tool} tool]\n${output}`;
 }

@@ -10,7 +10,8 @@
 //   kept whole: Codex routes a namespace member's call by the `namespace` the upstream returns
 //   with it, FAILURE-MODES F31) except the ignored hosted tools, which are removed (`tool_choice` / `parallel_tool_calls` go with an empty tool list);
 //   reasoning items carrying Anthropic thinking (`anthropic-thinking:`) removed (OpenAI cannot
-//   verify them). Dropped gateway-only or stateful fields: `gateway`, `session_id`,
+//   verify them); a standalone tool output (a name, no call_id: Codex's task input, F33) sent as
+//   the user message it stands for (OpenAI refuses an output without call_id). Dropped gateway-only or stateful fields: `gateway`, `session_id`,
 //   `client_metadata`, `metadata`, `prompt_cache_options`, `service_tier`, `stream_options`,
 //   `store`, `previous_response_id`, `background`, `conversation`, `prompt`, `moderation`,
 //   `context_management`.
@@ -20,6 +21,7 @@ import type { UpstreamCall } from '../dialect.js';
 import { asArray, isObject } from '../../json/values.js';
 import { isAnthropicEncrypted } from './client-state.js';
 import { responsesFacts } from './client-validate.js';
+import { isStandaloneOutput, standaloneOutputText } from './client-tools.js';
 import { ENCRYPTED_REASONING, MIN_OUTPUT_TOKENS } from './request-common.js';
 
 // ---- native -------------------------------------------------------------------------------------
@@ -40,7 +42,7 @@ export function responsesNative(routed: RoutedRequest, deployment: Deployment): 
   for (const key of NATIVE_DROPPED) delete out[key];
   for (const key in out) if (out[key] === null) delete out[key];
 
-  if (Array.isArray(src.input)) out.input = src.input.filter((item) => !(isObject(item) && item.type === 'reasoning' && isAnthropicEncrypted(item.encrypted_content)));
+  if (Array.isArray(src.input)) out.input = src.input.filter((item) => !(isObject(item) && item.type === 'reasoning' && isAnthropicEncrypted(item.encrypted_content))).map(standaloneAsUser);
   const tools = nativeTools(src.tools, facts.webSearch);
   if (tools.length > 0) {
     out.tools = tools;
@@ -67,4 +69,10 @@ const NATIVE_TOOLS: ReadonlySet<JsonValue> = new Set(['function', 'custom', 'nam
 /** The client's tools an OpenAI Responses deployment runs or lets the client run (not the ignored hosted ones). */
 function nativeTools(v: JsonValue | undefined, webSearch: readonly JsonObject[]): JsonValue[] {
   return asArray(v).filter((t) => isObject(t) && (NATIVE_TOOLS.has(t.type ?? null) || webSearch.includes(t)));
+}
+
+function standaloneAsUser(item: JsonValue): JsonValue {
+  if (!isObject(item) || !isStandaloneOutput(item)) return item;
+  const output = typeof item.output === 'string' ? item.output : asArray(item.output).map((p) => (isObject(p) && typeof p.text === 'string' ? p.text : '')).join('');
+  return { type: 'message', role: 'user', content: [{ type: 'input_text', text: standaloneOutputText(item, output) }] };
 }
