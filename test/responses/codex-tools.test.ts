@@ -106,13 +106,18 @@ for (const { model, path } of UPSTREAMS) {
 
     t.test(`namespace members: flattened upstream, namespace restored (F31): ${how}`, async (t) => {
       const fn = (name: string): Obj => ({ type: 'function', name, description: name, parameters: { type: 'object', properties: { message: { type: 'string' } }, required: ['message'] } });
+      const longNs = `mcp__${'very_long_server_name_'.repeat(3)}__`;
       const tools = [
         { type: 'namespace', name: 'multi_agent_v1', description: 'agents', tools: [fn('spawn_agent'), fn('search')] },
-        { type: 'namespace', name: 'mcp__docs__', description: 'docs', tools: [fn('search')] },
+        { type: 'namespace', name: 'mcp__docs__', description: 'docs', tools: [fn('search'), fn('docs.read:v2')] },
+        { type: 'namespace', name: longNs, description: 'long', tools: [fn('lookup_everything_about_it')] },
         fn('exec_command'),
       ];
       const { item, up } = await ask(model, { input: 'call spawn_agent', tools }, stream);
-      t.same([...offered(up).keys()].sort(), ['exec_command', 'mcp__docs__search', 'multi_agent_v1__search', 'multi_agent_v1__spawn_agent']);
+      const flat = [...offered(up).keys()];
+      t.same(flat.slice(0, 4).sort(), ['mcp__docs__docs_read_v2', 'mcp__docs__search', 'multi_agent_v1__search', 'multi_agent_v1__spawn_agent']);
+      t.match(flat[4], /^mcp__very_long_server_name_very_long_server_name_very_l_[0-9a-f]{8}$/, 'a long name cut to 64 with a hash');
+      t.ok(flat.every((n) => /^[A-Za-z0-9_-]{1,64}$/.test(n)), 'every name one Chat and Messages take');
       t.match(item, { type: 'function_call', name: 'spawn_agent', namespace: 'multi_agent_v1', status: 'completed' });
       const output = { type: 'function_call_output', call_id: item.call_id, output: 'agent started' };
       const next = await ask(model, { input: [{ role: 'user', content: 'call spawn_agent' }, item, output], tools }, stream);
@@ -141,6 +146,15 @@ for (const { model, path } of UPSTREAMS) {
   });
 }
 
+t.test('a custom tool inside a namespace comes back as a custom_tool_call with its namespace', async (t) => {
+  const tools = [{ type: 'namespace', name: 'editor', description: 'e', tools: [{ type: 'custom', name: 'apply_patch', description: 'patch' }] }];
+  for (const { model } of UPSTREAMS) {
+    const { item, up } = await ask(model, { input: 'patch', tools }, true);
+    t.ok(offered(up).has('editor__apply_patch'), model);
+    t.match(item, { type: 'custom_tool_call', name: 'apply_patch', namespace: 'editor', input: 'x' }, model);
+  }
+});
+
 t.test('a function named like the shell tool beside it is refused', async (t) => {
   const r = await h.post({ model: 'openai/gpt-5', input: 'x', tools: [{ type: 'shell' }, { type: 'function', name: 'shell' }] });
   t.equal(r.status, 400);
@@ -154,9 +168,10 @@ for (const stream of [false, true]) {
       { type: 'namespace', name: 'multi_agent_v1', description: 'agents', tools: [member('spawn_agent')] },
       { type: 'namespace', name: 'mcp__docs__', description: 'docs', tools: [member('spawn')] },
       { type: 'tool_search', execution: 'client', parameters: {} },
+      { type: 'local_shell' },
     ];
     const { item, up } = await ask('openai/gpt-5-mini', { input: 'call spawn_agent', tools }, stream);
-    t.same(up?.body.tools, tools.slice(0, 2), 'namespaces forwarded whole; the ignored hosted tool dropped');
+    t.same(up?.body.tools, tools.slice(0, 2), 'namespaces forwarded whole; the ignored hosted tools (tool_search, local_shell: F32) dropped');
     t.match(item, { type: 'function_call', name: 'spawn_agent', namespace: 'multi_agent_v1' });
   });
 }

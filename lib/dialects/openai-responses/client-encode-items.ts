@@ -6,7 +6,7 @@
 // - tool-call block → a `function_call` item (function_call_arguments.delta… / .done), with the
 //   `namespace` of a namespace member. Served through a Chat or Messages deployment, the call's name
 //   is looked up among the request's tools (client-tools.ts): a `custom` tool (declared as a
-//   function taking `{input}`) → a `custom_tool_call` item whose `input` is that string
+//   function taking `{input}`) → a `custom_tool_call` item (with its `namespace`) whose `input` is that string
 //   (custom_tool_call_input.delta / .done); the `shell` tool → a `shell_call` item whose `action`
 //   is the arguments (shell_call_command.added / .delta / .done per command); the `apply_patch` tool
 //   → an `apply_patch_call` item whose `operation` is the arguments
@@ -82,7 +82,7 @@ export class OutputItems {
         const target = this.callTarget(b.name, b.id, native);
         const id = this.itemId(ID_PREFIX[target.kind]);
         this.blocks[index] = { kind: 'call', out, id, callId: b.id, target, json: '', streamed: false, input: b.input };
-        if (target.kind === 'custom') this.added(out, { id, type: 'custom_tool_call', status: 'in_progress', call_id: b.id, name: target.name, input: '' });
+        if (target.kind === 'custom') this.added(out, withNamespace({ id, type: 'custom_tool_call', status: 'in_progress', call_id: b.id, name: target.name, input: '' }, target));
         else if (target.kind === 'function') this.added(out, withNamespace({ id, type: 'function_call', status: 'in_progress', arguments: '', call_id: b.id, name: target.name }, target));
         else this.output[out] = {}; // a shell / apply_patch call is announced once its arguments are whole
         return;
@@ -197,7 +197,7 @@ export class OutputItems {
         const input = customInput(args);
         this.emit('response.custom_tool_call_input.delta', { ...at, delta: input });
         this.emit('response.custom_tool_call_input.done', { ...at, input });
-        this.done(b.out, { id: b.id, type: 'custom_tool_call', status: 'completed', call_id: b.callId, name: target.name, input });
+        this.done(b.out, withNamespace({ id: b.id, type: 'custom_tool_call', status: 'completed', call_id: b.callId, name: target.name, input }, target));
         return;
       }
       case 'shell': {

@@ -14,6 +14,7 @@
 // - a function / custom tool output without a `call_id` but with a `name` (Codex Desktop delivers
 //   scheduled-task and cross-task input that way, FAILURE-MODES F33) answers no call: every
 //   upstream gets it as a user message saying which tool it came from.
+import { createHash } from 'node:crypto';
 import type { JsonObject, JsonValue } from '../../chunks.js';
 import { asArray, isObject } from '../../json/values.js';
 
@@ -29,10 +30,19 @@ export interface ClientTool {
   tool?: JsonObject;
 }
 
-/** The name a translated upstream calls a namespace member by. */
+/** The longest tool name every upstream takes (Chat Completions: 64, of letters, digits, `_`, `-`). */
+const MAX_FLAT = 64;
+
+/**
+ * The name a translated upstream calls a namespace member by: joined as above, characters Chat and
+ * Messages refuse (Responses names may have `.` and `:`) as `_`, and a name over 64 characters cut
+ * to 55 plus `_` and 8 hex digits of its hash (the tool list refuses any clash these make).
+ */
 export function flatName(name: string, namespace: string | undefined): string {
   if (namespace === undefined) return name;
-  return namespace.endsWith('_') ? `${namespace}${name}` : `${namespace}__${name}`;
+  const joined = (namespace.endsWith('_') ? `${namespace}${name}` : `${namespace}__${name}`).replace(/[^A-Za-z0-9_-]/g, '_');
+  if (joined.length <= MAX_FLAT) return joined;
+  return `${joined.slice(0, MAX_FLAT - 9)}_${createHash('sha256').update(`${namespace}\0${name}`).digest('hex').slice(0, 8)}`;
 }
 
 export const SHELL_FUNCTION: JsonObject = {
