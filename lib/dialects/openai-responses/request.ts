@@ -8,13 +8,14 @@
 //   `include` always asks for `reasoning.encrypted_content` when the model reasons (the gateway's
 //   own round-trip state; the client sees it only when it asked); tools as sent (`namespace` tools
 //   kept whole: Codex routes a namespace member's call by the `namespace` the upstream returns
-//   with it, FAILURE-MODES F31) except the ignored hosted tools, which are removed (`tool_choice` / `parallel_tool_calls` go with an empty tool list);
-//   reasoning items carrying Anthropic thinking (`anthropic-thinking:`) removed (OpenAI cannot
-//   verify them); a standalone tool output (a name, no call_id: Codex's task input, F33) sent as
-//   the user message it stands for (OpenAI refuses an output without call_id). Dropped gateway-only or stateful fields: `gateway`, `session_id`,
-//   `client_metadata`, `metadata`, `prompt_cache_options`, `service_tier`, `stream_options`,
-//   `store`, `previous_response_id`, `background`, `conversation`, `prompt`, `moderation`,
-//   `context_management`.
+//   with it, FAILURE-MODES F31) but for the ignored hosted tools, which are removed
+//   (`tool_choice` / `parallel_tool_calls` go with an empty tool list); reasoning items carrying
+//   Anthropic thinking (`anthropic-thinking:`) removed (OpenAI cannot verify them); a standalone
+//   tool output (a name, no call_id: Codex's task input, F33) sent as the user message it stands
+//   for (OpenAI refuses an output without call_id). Dropped gateway-only or stateful fields:
+//   `gateway`, `session_id`, `client_metadata`, `metadata`, `prompt_cache_options`,
+//   `service_tier`, `stream_options`, `store`, `previous_response_id`, `background`,
+//   `conversation`, `prompt`, `moderation`, `context_management`.
 import { copyWith } from '../../json/copy-with.js';
 import type { Deployment, JsonObject, JsonValue, RoutedRequest } from '../../chunks.js';
 import type { UpstreamCall } from '../dialect.js';
