@@ -4,15 +4,15 @@
 // - text block → a `message` item: output_item.added, content_part.added, output_text.delta…,
 //   output_text.done, content_part.done, output_item.done.
 // - tool-call block → a `function_call` item (function_call_arguments.delta… / .done), with the
-//   `namespace` of a namespace member. Served through a Chat or Messages deployment, the call's name
-//   is looked up among the request's tools (client-tools.ts): a `custom` tool (declared as a
-//   function taking `{input}`) → a `custom_tool_call` item (with its `namespace`) whose `input` is that string
-//   (custom_tool_call_input.delta / .done); the `shell` tool → a `shell_call` item whose `action`
-//   is the arguments (shell_call_command.added / .delta / .done per command); the `apply_patch` tool
-//   → an `apply_patch_call` item whose `operation` is the arguments
+//   `namespace` of a namespace member. Served through a Chat or Messages deployment, the call's
+//   name is looked up among the request's tools (client-tools.ts): a `custom` tool (declared as a
+//   function taking `{input}`) → a `custom_tool_call` item (with its `namespace`) whose `input` is
+//   that string (custom_tool_call_input.delta / .done); the `shell` tool → a `shell_call` item
+//   whose `action` is the arguments (shell_call_command.added / .delta / .done per command); the
+//   `apply_patch` tool → an `apply_patch_call` item whose `operation` is the arguments
 //   (apply_patch_call_operation_diff.delta / .done). These three are written when the call is
 //   complete (their arguments must be whole to be read); shell and apply_patch calls are announced
-//   (output_item.added) only then.
+//   (output_item.added) only then, and a stream cut before leaves no half item in `output`.
 // - thinking block → a `reasoning` item: reasoning_summary_part.added,
 //   reasoning_summary_text.delta…, .done, reasoning_summary_part.done. Its `encrypted_content`
 //   (only when `include` has `reasoning.encrypted_content`): the original encrypted_content for a
@@ -84,7 +84,7 @@ export class OutputItems {
         this.blocks[index] = { kind: 'call', out, id, callId: b.id, target, json: '', streamed: false, input: b.input };
         if (target.kind === 'custom') this.added(out, withNamespace({ id, type: 'custom_tool_call', status: 'in_progress', call_id: b.id, name: target.name, input: '' }, target));
         else if (target.kind === 'function') this.added(out, withNamespace({ id, type: 'function_call', status: 'in_progress', arguments: '', call_id: b.id, name: target.name }, target));
-        else this.output[out] = {}; // a shell / apply_patch call is announced once its arguments are whole
+        else this.output.length = out + 1; // its place: a shell / apply_patch call is announced once its arguments are whole
         return;
       }
       case 'thinking': {
