@@ -41,6 +41,7 @@ import { decodeAnthropicThinking } from '../dialects/openai-responses/client-sta
 import { responsesFacts } from '../dialects/openai-responses/client-validate.js';
 import {
   APPLY_PATCH_FUNCTION, callArguments, flatName, isStandaloneOutput, outputText as clientToolOutput, SHELL_FUNCTION, standaloneOutputText,
+  type ClientTool,
 } from '../dialects/openai-responses/client-tools.js';
 
 /** A Chat Completions body with the meaning of a validated Responses body. */
@@ -51,7 +52,7 @@ export function chatBody(req: CanonicalRequest, modelId: string): JsonObject {
   const tools = chatTools(req);
   if (tools.length > 0) {
     out.tools = tools;
-    const choice = toolChoice(body.tool_choice);
+    const choice = toolChoice(body.tool_choice, responsesFacts(req).callable);
     if (choice !== undefined) out.tool_choice = choice;
     if (typeof body.parallel_tool_calls === 'boolean') out.parallel_tool_calls = body.parallel_tool_calls;
   }
@@ -106,13 +107,21 @@ function customInputHint(tool: JsonObject): string {
   return 'The raw tool input (free-form text).';
 }
 
-function toolChoice(v: JsonValue | undefined): JsonValue | undefined {
+function toolChoice(v: JsonValue | undefined, callable: ReadonlyMap<string, ClientTool>): JsonValue | undefined {
   if (typeof v === 'string') return v;
   if (!isObject(v)) return undefined;
-  if (v.type === 'function' || v.type === 'custom') return { type: 'function', function: { name: flatName(asString(v.name) ?? '', asString(v.namespace)) } };
+  if (v.type === 'function' || v.type === 'custom') return { type: 'function', function: { name: chosenName(asString(v.name) ?? '', asString(v.namespace), callable) } };
   if (v.type === 'shell' || v.type === 'apply_patch') return { type: 'function', function: { name: v.type } };
   if (v.type === 'allowed_tools') return v.mode === 'required' ? 'required' : 'auto';
   return 'auto'; // a hosted tool choice ({type: web_search}, ...): the model decides
+}
+
+/** The upstream name of a chosen tool; a namespace member named without its namespace when its name is its own. */
+function chosenName(name: string, namespace: string | undefined, callable: ReadonlyMap<string, ClientTool>): string {
+  const flat = flatName(name, namespace);
+  if (namespace !== undefined || callable.has(flat)) return flat;
+  const members = [...callable].filter(([, t]) => t.name === name);
+  return members.length === 1 ? members[0]![0] : flat;
 }
 
 const IMAGE_DETAIL: Readonly<Record<string, string>> = { low: 'low', high: 'high', auto: 'auto', original: 'high' };

@@ -155,6 +155,15 @@ t.test('a custom tool inside a namespace comes back as a custom_tool_call with i
   }
 });
 
+t.test('tool_choice naming a namespace member (with or without its namespace) names the flattened function', async (t) => {
+  const tools = [{ type: 'namespace', name: 'multi_agent_v1', description: 'a', tools: [{ type: 'function', name: 'wait_agent' }, { type: 'function', name: 'spawn_agent' }] }];
+  for (const choice of [{ type: 'function', name: 'spawn_agent', namespace: 'multi_agent_v1' }, { type: 'function', name: 'spawn_agent' }]) {
+    const { item, up } = await ask('openai/gpt-5', { input: 'x', tools, tool_choice: choice }, false);
+    t.same(up?.body.tool_choice, { type: 'function', function: { name: 'multi_agent_v1__spawn_agent' } }, JSON.stringify(choice));
+    t.match(item, { name: 'spawn_agent', namespace: 'multi_agent_v1' });
+  }
+});
+
 t.test('a function named like the shell tool beside it is refused', async (t) => {
   const r = await h.post({ model: 'openai/gpt-5', input: 'x', tools: [{ type: 'shell' }, { type: 'function', name: 'shell' }] });
   t.equal(r.status, 400);
