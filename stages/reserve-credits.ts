@@ -2,7 +2,10 @@
 // provider work: the key's rate limits admit the request (429 before anything is held), then the
 // ledger holds the request's maximum cost against the organization's balance and every spend cap
 // (402), and the reservation goes down the chain as a `reserved` note for `settle` to end. The limit
-// headers (a `headers` note) go on every answer, in the client dialect's names.
+// headers (a `headers` note) go on every answer, in the client dialect's names. Hosted-tool uses (web
+// searches) are held for only when a deployment of the model speaks the client's own API: nowhere
+// else does a hosted tool run (it is dropped or refused), so Codex's ever-present `web_search` costs
+// nothing on a Claude or Chat model (FAILURE-MODES F32).
 import type { DialectName, RoutedRequest } from '../lib/chunks.js';
 import { errors } from '../lib/errors/index.js';
 import { estimateUnits, tokenEstimate } from '../lib/pricing.js';
@@ -10,7 +13,7 @@ import type { RateDecision } from '../lib/rate-limit.js';
 import type { HeadersNote, ReservedNote } from '../lib/notes.js';
 import type { Stage, StageFactory } from '../lib/stage.js';
 import type { Reservation } from '../lib/store/types.js';
-import { rateLimitHeaderNames, type RateLimitHeaderNames } from '../lib/dialects/index.js';
+import { dialectFor, rateLimitHeaderNames, type RateLimitHeaderNames } from '../lib/dialects/index.js';
 
 function formatReset(seconds: number, style: RateLimitHeaderNames['reset'], now: number): string {
   if (style === 'instant') return new Date(now + seconds * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
@@ -57,6 +60,15 @@ async function* afterHold<T>(headers: HeadersNote, held: Promise<Reservation>, i
 
 const itself = (item: unknown): RoutedRequest => item as RoutedRequest;
 
+/** The request as billed at most: without hosted-tool uses when no deployment can run them. */
+function billable(routed: RoutedRequest): RoutedRequest {
+  const req = routed.request;
+  if (req.hostedToolUses === 0) return routed;
+  const own = dialectFor(req.source).upstream?.api;
+  if (routed.deployments.some((d) => d.api === own)) return routed;
+  return { ...routed, request: { ...req, hostedToolUses: 0 } };
+}
+
 export function reserveCredits<T = RoutedRequest>(opts: ReserveCreditsOptions<T> = {}): StageFactory<T, T | HeadersNote | ReservedNote> {
   const routedOf = opts.routedOf ?? itself;
   return (): Stage<T, T | HeadersNote | ReservedNote> => {
@@ -75,7 +87,7 @@ export function reserveCredits<T = RoutedRequest>(opts: ReserveCreditsOptions<T>
         const tokens = tokenEstimate(model, routed);
         const decision = rateLimiter.admit(key, tokens, (d) => rateLimitHeaders(ctx.dialect, d));
         const headers: HeadersNote = { note: 'headers', headers: rateLimitHeaders(ctx.dialect, decision) };
-        const amount = estimateUnits(model, routed, opts.audioSecondsBound?.(item) ?? 0);
+        const amount = estimateUnits(model, billable(routed), opts.audioSecondsBound?.(item) ?? 0);
         // The hold goes on to settle as a `reserved` note in the same pull that waits for it, so the
         // chain cannot end in between; `close` still waits for it, so a hold never outlives the request.
         const held = store.ledger.reserveSoon({ requestId: ctx.reqId, key, amount }).catch((err: unknown) => {

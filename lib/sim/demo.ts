@@ -39,6 +39,8 @@ export interface ToolDef {
   name: string;
   schema: unknown;
   deferred?: boolean;
+  /** a Responses `namespace` tool's member: its calls name the namespace too */
+  namespace?: string;
 }
 
 /** What the protocol module extracted from a request. */
@@ -56,7 +58,7 @@ export interface Conversation {
 export interface DemoPlan {
   thinking?: string;
   text?: string;
-  tool?: { name: string; args: Obj; argsJson: string };
+  tool?: { name: string; args: Obj; argsJson: string; namespace?: string };
   outputTokens: number;
   thinkingTokens: number;
 }
@@ -123,20 +125,37 @@ export function valueForSchema(schema: unknown, depth = 0): unknown {
 
 const isStringProp = (p: unknown): boolean => isObj(p) && (p.type === undefined || p.type === 'string');
 
+/** The file the demo model's `apply_patch` calls create, and its one line. */
+export const PATCH_FILE = 'gateway-patch-ok.txt';
+export const PATCH_LINE = 'gateway-patch-ok';
+/** The demo patch in Codex's free-text grammar (`*** Begin Patch` … `*** End Patch`). */
+export const DEMO_PATCH = `*** Begin Patch\n*** Add File: ${PATCH_FILE}\n+${PATCH_LINE}\n*** End Patch\n`;
+
+/** Arguments of the demo model's `apply_patch` call: Codex's patch text, or a create_file operation. */
+function patchArgs(props: Obj): Obj | undefined {
+  if ('input' in props && isStringProp(props.input)) return { input: DEMO_PATCH };
+  if ('path' in props && 'type' in props) return { type: 'create_file', path: PATCH_FILE, diff: `+${PATCH_LINE}\n` };
+  return undefined;
+}
+
 /**
  * Tool arguments generated from a JSON Schema. A `command` string property (or Codex's `cmd`)
- * gets `echo gateway-tool-ok` (plus `description: "Print a marker"` when the schema has it);
- * every other required property gets a simple value.
+ * gets `echo gateway-tool-ok` (plus `description: "Print a marker"` when the schema has it), a
+ * `commands` string array gets that one command; a tool named `apply_patch` creates
+ * `gateway-patch-ok.txt` (patchArgs); every other required property gets a simple value.
  */
-export function argsForSchema(schema: unknown, depth = 0): Obj {
+export function argsForSchema(schema: unknown, depth = 0, toolName?: string): Obj {
   const out: Obj = {};
   if (!isObj(schema)) return out;
   const props = isObj(schema.properties) ? schema.properties : {};
+  const patch = toolName === 'apply_patch' ? patchArgs(props) : undefined;
+  if (patch !== undefined) return patch;
   const cmdKey = ['command', 'cmd'].find((k) => k in props && isStringProp(props[k]));
   if (cmdKey !== undefined) {
     out[cmdKey] = 'echo gateway-tool-ok';
     if ('description' in props) out.description = 'Print a marker';
   }
+  if (depth === 0 && isObj(props.commands) && props.commands.type === 'array') out.commands = ['echo gateway-tool-ok'];
   for (const r of asArr(schema.required)) {
     if (typeof r === 'string' && !(r in out)) out[r] = valueForSchema(props[r], depth + 1);
   }
@@ -148,10 +167,11 @@ export function makePlan(spec: SimSpec, conv: Conversation, wantThinking: boolea
   const thinkingTokens = thinking !== undefined ? countWords(thinking) : 0;
   const tool = conv.toolResult === undefined ? chooseTool(conv) : undefined;
   if (tool) {
-    const args = argsForSchema(tool.schema);
+    const args = argsForSchema(tool.schema, 0, tool.name);
     const argsJson = JSON.stringify(args);
     const out = Math.max(1, countWords(argsJson)) + thinkingTokens;
-    return { thinking, tool: { name: tool.name, args, argsJson }, outputTokens: out, thinkingTokens };
+    const planned = tool.namespace === undefined ? { name: tool.name, args, argsJson } : { name: tool.name, args, argsJson, namespace: tool.namespace };
+    return { thinking, tool: planned, outputTokens: out, thinkingTokens };
   }
   const text = conv.toolResult !== undefined ? toolResultText(conv.toolResult) : helloText(spec.model, conv.lastUserText);
   return { thinking, text, outputTokens: Math.max(1, countWords(text)) + thinkingTokens, thinkingTokens };

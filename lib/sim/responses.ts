@@ -43,6 +43,10 @@ export function responsesConversation(body: Obj): Conversation {
   const tools: ToolDef[] = [];
   for (const t of asArr(body.tools)) {
     if (isObj(t) && t.type === 'function' && typeof t.name === 'string') tools.push({ name: t.name, schema: t.parameters });
+    if (!isObj(t) || t.type !== 'namespace' || typeof t.name !== 'string') continue;
+    for (const m of asArr(t.tools)) {
+      if (isObj(m) && m.type === 'function' && typeof m.name === 'string') tools.push({ name: m.name, schema: m.parameters, namespace: t.name });
+    }
   }
   const tc = body.tool_choice;
   return {
@@ -110,7 +114,7 @@ export function responsesDemo(body: Obj, ctx: DemoCtx): Outcome {
   if (plan.tool) {
     output.push({
       id: `fc_sim_${ids.next('fc')}`, type: 'function_call', status: 'completed', arguments: plan.tool.argsJson,
-      call_id: `call_sim_${ids.next('call')}`, name: plan.tool.name,
+      call_id: `call_sim_${ids.next('call')}`, name: plan.tool.name, ...(plan.tool.namespace === undefined ? {} : { namespace: plan.tool.namespace }),
     });
   }
   const textCfg = isObj(body.text) ? body.text : {};

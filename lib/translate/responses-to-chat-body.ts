@@ -6,19 +6,29 @@
 //   image input_file → image_url, `original` detail → `high`); a `tool` role item is read as a
 //   user message.
 // - Consecutive assistant-side items (reasoning, assistant messages, function_call,
-//   custom_tool_call) form ONE assistant message: reasoning items whose encrypted_content is
-//   `anthropic-thinking:` become Anthropic `reasoning_details` entries (so chat-to-messages
-//   rebuilds the byte-identical thinking / redacted_thinking block; the Chat encoder drops them);
-//   other reasoning items (OpenAI's encrypted state) are dropped; text → content; calls →
-//   `tool_calls` (a custom tool call's `input` as arguments `{"input": …}`).
-// - function_call_output / custom_tool_call_output → `tool` messages (text parts concatenated with
-//   no separator, as OpenAI reads them: decisions §10).
-// - Tools: function tools as they are; custom tools → function tools taking one string
-//   parameter `input` (the encoder turns their calls back into custom_tool_call items); hosted
-//   web_search is dropped (it runs only on Responses deployments); shell / apply_patch tools and
-//   their call items → 400 capability_rejected (only a Responses deployment runs them).
-// - `tool_choice` strings pass, `{type: function|custom, name}` → the named function, a hosted
-//   or allowed_tools choice → its mode (`auto` / `required`); `parallel_tool_calls` passes.
+//   custom_tool_call, shell_call, apply_patch_call) form ONE assistant message: reasoning items
+//   whose encrypted_content is `anthropic-thinking:` become Anthropic `reasoning_details` entries
+//   (so chat-to-messages rebuilds the byte-identical thinking / redacted_thinking block; the Chat
+//   encoder drops them); other reasoning items (OpenAI's encrypted state) are dropped; text →
+//   content; calls → `tool_calls` named as the upstream knows the tool (client-tools.ts: a
+//   namespace member as `<namespace>__<name>`; a custom tool call's `input` as arguments
+//   `{"input": …}`; a shell call's `action` and an apply_patch call's `operation` as the arguments).
+// - Codex echoes a turn as function call, assistant text, call output (FAILURE-MODES F31): an
+//   assistant-side item that comes while calls of the last assistant message still await their
+//   output joins that message, so every tool message follows the assistant message that called it
+//   (Chat needs that; Anthropic needs each tool_result right after its tool_use).
+// - Outputs → `tool` messages: function_call_output / custom_tool_call_output text parts joined
+//   with no separator, as OpenAI reads them (decisions §10); shell_call_output as exit code,
+//   stdout and stderr; apply_patch_call_output as its
+//   status and text. A standalone output (a name, no call_id: Codex's task input, F33) → a user
+//   message naming the tool.
+// - Tools: function tools as they are (namespace members flattened); custom tools → function
+//   tools taking one string parameter `input`; `shell` / `apply_patch` → the functions of
+//   client-tools.ts (the encoder turns calls back into custom_tool_call / shell_call /
+//   apply_patch_call items); hosted web_search is dropped (it runs only on Responses deployments).
+// - `tool_choice` strings pass, `{type: function|custom, name}` (and `{type: shell|apply_patch}`)
+//   → the named function, a hosted or allowed_tools choice → its mode (`auto` / `required`);
+//   `parallel_tool_calls` passes.
 // - Reasoning: the effective effort (after `max` → `xhigh` and the auto default) → Chat
 //   `reasoning.effort`; a `reasoning` object without effort → `reasoning: {}` (the model's
 //   default: adaptive thinking on Anthropic).
@@ -26,21 +36,24 @@
 //   `max_completion_tokens`; `temperature`, `top_p`, `user`, `safety_identifier`,
 //   `prompt_cache_key`, `prompt_cache_retention` pass.
 import type { CanonicalRequest, JsonObject, JsonValue } from '../chunks.js';
-import { capabilityRejected } from '../errors.js';
 import { redactedDetail, thinkingDetail, type ReasoningDetail } from './reasoning-details.js';
 import { asArray, asString, isObject, TOOL_TEXT_SEPARATOR } from './tables.js';
 import { decodeAnthropicThinking } from '../dialects/openai-responses/client-state.js';
 import { responsesFacts } from '../dialects/openai-responses/client-validate.js';
+import {
+  APPLY_PATCH_FUNCTION, callArguments, flatName, isStandaloneOutput, outputText as clientToolOutput, SHELL_FUNCTION, standaloneOutputText,
+  type ClientTool,
+} from '../dialects/openai-responses/client-tools.js';
 
 /** A Chat Completions body with the meaning of a validated Responses body. */
 export function chatBody(req: CanonicalRequest, modelId: string): JsonObject {
   const body = req.body;
   const facts = responsesFacts(req);
-  const out: JsonObject = { messages: chatMessages(body, modelId) };
-  const tools = chatTools(req, modelId);
+  const out: JsonObject = { messages: chatMessages(body) };
+  const tools = chatTools(req);
   if (tools.length > 0) {
     out.tools = tools;
-    const choice = toolChoice(body.tool_choice);
+    const choice = toolChoice(body.tool_choice, responsesFacts(req).callable);
     if (choice !== undefined) out.tool_choice = choice;
     if (typeof body.parallel_tool_calls === 'boolean') out.parallel_tool_calls = body.parallel_tool_calls;
   }
@@ -66,28 +79,24 @@ export function chatBody(req: CanonicalRequest, modelId: string): JsonObject {
   return out;
 }
 
-function clientToolRejected(path: string, modelId: string): never {
-  throw capabilityRejected(path, `shell and apply_patch tools run only on models served through the Responses API; the served model ${modelId} is not. Remove the tool (and its call items) or pin another model. The API that serves a model is \`models[].deployments[].api\` in the gateway config.`);
-}
-
-function chatTools(req: CanonicalRequest, modelId: string): JsonObject[] {
-  const body = req.body;
-  const facts = responsesFacts(req);
-  if (facts.clientTools.shell || facts.clientTools.applyPatch) {
-    const list = asArray(body.tools);
-    const i = list.findIndex((t) => isObject(t) && (t.type === 'shell' || t.type === 'apply_patch'));
-    clientToolRejected(`tools[${i}]`, modelId);
-  }
-  return facts.functions.map((t): JsonObject => {
-    const fn: JsonObject = { name: asString(t.name) ?? '' };
+function chatTools(req: CanonicalRequest): JsonObject[] {
+  const out: JsonObject[] = [];
+  for (const [name, entry] of responsesFacts(req).callable) {
+    const t = entry.tool;
+    if (t === undefined) {
+      out.push({ type: 'function', function: entry.kind === 'shell' ? SHELL_FUNCTION : APPLY_PATCH_FUNCTION });
+      continue;
+    }
+    const fn: JsonObject = { name };
     if (typeof t.description === 'string') fn.description = t.description;
     if (t.type === 'custom') {
       fn.parameters = { type: 'object', properties: { input: { type: 'string', description: customInputHint(t) } }, required: ['input'] };
     } else {
       fn.parameters = isObject(t.parameters) ? t.parameters : { type: 'object', properties: {} };
     }
-    return { type: 'function', function: fn };
-  });
+    out.push({ type: 'function', function: fn });
+  }
+  return out;
 }
 
 /** The string parameter of a custom tool, described by its grammar when it has one. */
@@ -99,12 +108,21 @@ function customInputHint(tool: JsonObject): string {
   return 'The raw tool input (free-form text).';
 }
 
-function toolChoice(v: JsonValue | undefined): JsonValue | undefined {
+function toolChoice(v: JsonValue | undefined, callable: ReadonlyMap<string, ClientTool>): JsonValue | undefined {
   if (typeof v === 'string') return v;
   if (!isObject(v)) return undefined;
-  if (v.type === 'function' || v.type === 'custom') return { type: 'function', function: { name: asString(v.name) ?? '' } };
+  if (v.type === 'function' || v.type === 'custom') return { type: 'function', function: { name: chosenName(asString(v.name) ?? '', asString(v.namespace), callable) } };
+  if (v.type === 'shell' || v.type === 'apply_patch') return { type: 'function', function: { name: v.type } };
   if (v.type === 'allowed_tools') return v.mode === 'required' ? 'required' : 'auto';
   return 'auto'; // a hosted tool choice ({type: web_search}, ...): the model decides
+}
+
+/** The upstream name of a chosen tool; a namespace member named without its namespace when its name is its own. */
+function chosenName(name: string, namespace: string | undefined, callable: ReadonlyMap<string, ClientTool>): string {
+  const flat = flatName(name, namespace);
+  if (namespace !== undefined || callable.has(flat)) return flat;
+  const members = [...callable].filter(([, t]) => t.name === name);
+  return members.length === 1 ? members[0]![0] : flat;
 }
 
 const IMAGE_DETAIL: Readonly<Record<string, string>> = { low: 'low', high: 'high', auto: 'auto', original: 'high' };
@@ -148,40 +166,46 @@ interface Assistant {
   texts: string[];
   calls: JsonObject[];
   details: ReasoningDetail[];
+  /** call ids still waiting for their output */
+  pending: Set<string>;
 }
 
-function chatMessages(body: JsonObject, modelId: string): JsonObject[] {
-  const out: JsonObject[] = [];
+/** An assistant message being gathered, or a finished message. */
+type Entry = JsonObject | { turn: Assistant };
+
+function chatMessages(body: JsonObject): JsonObject[] {
+  const out: Entry[] = [];
   if (typeof body.instructions === 'string' && body.instructions !== '') out.push({ role: 'system', content: body.instructions });
   if (typeof body.input === 'string') {
     out.push({ role: 'user', content: body.input });
-    return out;
+    return out as JsonObject[];
   }
-  let turn: Assistant | null = null;
-  const flush = (): void => {
-    if (turn === null) return;
-    const t: Assistant = turn;
-    turn = null;
-    if (t.texts.length === 0 && t.calls.length === 0 && t.details.length === 0) return;
-    const m: JsonObject = { role: 'assistant', content: t.texts.length > 0 ? t.texts.join('') : null };
-    if (t.calls.length > 0) m.tool_calls = t.calls;
-    if (t.details.length > 0) m.reasoning_details = t.details as unknown as JsonValue[];
-    if (m.content === null && t.calls.length === 0) m.content = ''; // reasoning only: still a valid chat turn
-    out.push(m);
+  // turn: the assistant message being gathered; answered: the one only outputs have followed so far
+  const at: { turn: Assistant | null; answered: Assistant | null } = { turn: null, answered: null };
+  const assistant = (): Assistant => {
+    if (at.turn !== null) return at.turn;
+    if (at.answered !== null && at.answered.pending.size > 0) return (at.turn = at.answered); // some outputs are still due
+    const turn: Assistant = { texts: [], calls: [], details: [], pending: new Set() };
+    out.push({ turn });
+    return (at.turn = turn);
   };
-  const assistant = (): Assistant => (turn ??= { texts: [], calls: [], details: [] });
-  const list = asArray(body.input);
-  for (let i = 0; i < list.length; i++) {
-    const item = list[i];
+  const call = (item: JsonObject, name: string, args: string): void => {
+    const a = assistant();
+    const id = asString(item.call_id) ?? '';
+    a.calls.push({ id, type: 'function', function: { name, arguments: args } });
+    a.pending.add(id);
+  };
+  for (const item of asArray(body.input)) {
     if (!isObject(item)) continue;
     const type = item.type ?? 'message';
+    const namespace = asString(item.namespace);
     switch (type) {
       case 'message':
         if (item.role === 'assistant') {
           assistant().texts.push(...textsOf(item.content));
           break;
         }
-        flush();
+        at.turn = at.answered = null;
         if (item.role === 'system' || item.role === 'developer') out.push({ role: item.role, content: textsOf(item.content).join(TOOL_TEXT_SEPARATOR) });
         else out.push({ role: 'user', content: userContent(item.content) });
         break;
@@ -194,32 +218,48 @@ function chatMessages(body: JsonObject, modelId: string): JsonObject[] {
         break;
       }
       case 'function_call':
-        assistant().calls.push(toolCall(item, asString(item.arguments) || '{}'));
+        call(item, flatName(asString(item.name) ?? '', namespace), asString(item.arguments) || '{}');
         break;
       case 'custom_tool_call':
-        assistant().calls.push(toolCall(item, JSON.stringify({ input: asString(item.input) ?? '' })));
+        call(item, flatName(asString(item.name) ?? '', namespace), JSON.stringify({ input: asString(item.input) ?? '' }));
+        break;
+      case 'shell_call':
+        call(item, 'shell', callArguments(item));
+        break;
+      case 'apply_patch_call':
+        call(item, 'apply_patch', callArguments(item));
         break;
       case 'function_call_output':
       case 'custom_tool_call_output':
-        flush();
-        out.push({ role: 'tool', tool_call_id: asString(item.call_id) ?? '', content: outputText(item.output) });
-        break;
-      case 'shell_call':
       case 'shell_call_output':
-      case 'apply_patch_call':
-      case 'apply_patch_call_output':
-        clientToolRejected(`input[${i}]`, modelId);
+      case 'apply_patch_call_output': {
+        if (isStandaloneOutput(item)) {
+          at.turn = at.answered = null;
+          out.push({ role: 'user', content: standaloneOutputText(item, outputText(item.output)) });
+          break;
+        }
+        at.answered = at.turn ?? at.answered;
+        at.turn = null;
+        const id = asString(item.call_id) ?? '';
+        at.answered?.pending.delete(id);
+        const content = type === 'shell_call_output' || type === 'apply_patch_call_output' ? clientToolOutput(item) : outputText(item.output);
+        out.push({ role: 'tool', tool_call_id: id, content });
         break;
+      }
       default:
         break; // web_search_call: a hosted search only a Responses deployment can replay
     }
   }
-  flush();
-  return out;
+  return out.flatMap((e) => ('turn' in e ? assistantMessage(e.turn as Assistant) : [e as JsonObject]));
 }
 
-function toolCall(item: JsonObject, args: string): JsonObject {
-  return { id: asString(item.call_id) ?? '', type: 'function', function: { name: asString(item.name) ?? '', arguments: args } };
+function assistantMessage(t: Assistant): JsonObject[] {
+  if (t.texts.length === 0 && t.calls.length === 0 && t.details.length === 0) return [];
+  const m: JsonObject = { role: 'assistant', content: t.texts.length > 0 ? t.texts.join('') : null };
+  if (t.calls.length > 0) m.tool_calls = t.calls;
+  if (t.details.length > 0) m.reasoning_details = t.details as unknown as JsonValue[];
+  if (m.content === null && t.calls.length === 0) m.content = ''; // reasoning only: still a valid chat turn
+  return [m];
 }
 
 function outputText(v: JsonValue | undefined): string {

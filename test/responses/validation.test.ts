@@ -61,7 +61,7 @@ const CASES: [string, Obj, number, string, string | undefined, RegExp?][] = [
   ['call_name blank', { ...ok, metadata: { call_name: ' ' } }, 400, 'invalid_call_name', 'metadata.call_name'],
   ['end_user_id too long', { ...ok, gateway: { end_user_id: 'x'.repeat(513) } }, 400, 'invalid_end_user_id', 'gateway.end_user_id'],
   ['unknown model', { ...ok, model: 'nope/nothing' }, 400, 'invalid_model', 'model'],
-  ['shell tool on a Claude model', { ...ok, tools: [{ type: 'shell' }] }, 400, 'unsupported_parameter', 'tools[0]'],
+  ['tool_choice shell without the shell tool', { ...ok, tools: [{ type: 'function', name: 'a' }], tool_choice: { type: 'shell' } }, 400, 'invalid_request', 'tool_choice.type'],
 ];
 
 t.test('rules: status, code and param', async (t) => {

@@ -3,10 +3,16 @@
 //
 // - text block → a `message` item: output_item.added, content_part.added, output_text.delta…,
 //   output_text.done, content_part.done, output_item.done.
-// - tool-call block → a `function_call` item (function_call_arguments.delta… / .done); when the
-//   name is a `custom` tool of the request (served through a Chat or Messages deployment, where it
-//   was declared as a function taking `{input}`), a `custom_tool_call` item whose `input` is that
-//   string (custom_tool_call_input.delta / .done at the block's end).
+// - tool-call block → a `function_call` item (function_call_arguments.delta… / .done), with the
+//   `namespace` of a namespace member. Served through a Chat or Messages deployment, the call's
+//   name is looked up among the request's tools (client-tools.ts): a `custom` tool (declared as a
+//   function taking `{input}`) → a `custom_tool_call` item (with its `namespace`) whose `input` is
+//   that string (custom_tool_call_input.delta / .done); the `shell` tool → a `shell_call` item
+//   whose `action` is the arguments (shell_call_command.added / .delta / .done per command); the
+//   `apply_patch` tool → an `apply_patch_call` item whose `operation` is the arguments
+//   (apply_patch_call_operation_diff.delta / .done). These three are written when the call is
+//   complete (their arguments must be whole to be read); shell and apply_patch calls are announced
+//   (output_item.added) only then, and a stream cut before leaves no half item in `output`.
 // - thinking block → a `reasoning` item: reasoning_summary_part.added,
 //   reasoning_summary_text.delta…, .done, reasoning_summary_part.done. Its `encrypted_content`
 //   (only when `include` has `reasoning.encrypted_content`): the original encrypted_content for a
@@ -15,15 +21,17 @@
 //   reasoning item with an empty summary and the encoded block.
 // - opaque block from a Responses upstream (hosted tool calls, custom_tool_call, shell_call, …) →
 //   that item as the provider sent it (output_item.added + done); other opaque blocks are dropped.
-import type { CanonicalBlock, JsonObject, NativeFrame } from '../../chunks.js';
+import type { CanonicalBlock, JsonObject, JsonValue, NativeFrame } from '../../chunks.js';
+import { asArray, isObject } from '../../json/values.js';
 import { toolArguments } from '../../openai/client.js';
 import { encodeAnthropicThinking, summaryOf } from './client-state.js';
 import type { ResponsesFacts } from './client-validate.js';
+import { patchOperation, shellAction, type ClientTool, type ClientToolKind } from './client-tools.js';
 import { decodeReasoningSignature, isResponsesSignature, reasoningInputItem } from '../../translate/reasoning-state.js';
 
 type Block =
   | { kind: 'message'; out: number; id: string; text: string }
-  | { kind: 'call'; out: number; id: string; callId: string; name: string; json: string; streamed: boolean; input: JsonObject | null; custom: boolean }
+  | { kind: 'call'; out: number; id: string; callId: string; target: ClientTool; json: string; streamed: boolean; input: JsonObject | null }
   | { kind: 'reasoning'; out: number; id: string; text: string; signature: string; partOpen: boolean }
   | { kind: 'redacted'; out: number; id: string; data: string };
 
@@ -71,15 +79,12 @@ export class OutputItems {
         return;
       }
       case 'tool-call': {
-        const custom = this.facts.customTools.has(b.name);
-        const id = this.itemId(custom ? 'ctc' : 'fc');
-        this.blocks[index] = { kind: 'call', out, id, callId: b.id, name: b.name, json: '', streamed: false, input: b.input, custom };
-        this.added(
-          out,
-          custom
-            ? { id, type: 'custom_tool_call', status: 'in_progress', call_id: b.id, name: b.name, input: '' }
-            : { id, type: 'function_call', status: 'in_progress', arguments: '', call_id: b.id, name: b.name },
-        );
+        const target = this.callTarget(b.name, b.id, native);
+        const id = this.itemId(ID_PREFIX[target.kind]);
+        this.blocks[index] = { kind: 'call', out, id, callId: b.id, target, json: '', streamed: false, input: b.input };
+        if (target.kind === 'custom') this.added(out, withNamespace({ id, type: 'custom_tool_call', status: 'in_progress', call_id: b.id, name: target.name, input: '' }, target));
+        else if (target.kind === 'function') this.added(out, withNamespace({ id, type: 'function_call', status: 'in_progress', arguments: '', call_id: b.id, name: target.name }, target));
+        else this.output.length = out + 1; // its place: a shell / apply_patch call is announced once its arguments are whole
         return;
       }
       case 'thinking': {
@@ -136,7 +141,7 @@ export class OutputItems {
     if (b?.kind !== 'call' || json === '') return;
     b.json += json;
     b.streamed = true;
-    if (!b.custom) this.emit('response.function_call_arguments.delta', { item_id: b.id, output_index: b.out, delta: json });
+    if (b.target.kind === 'function') this.emit('response.function_call_arguments.delta', { item_id: b.id, output_index: b.out, delta: json });
   }
 
   closeBlock(index: number): void {
@@ -151,20 +156,9 @@ export class OutputItems {
         this.done(b.out, { id: b.id, type: 'message', status: 'completed', content: [part], role: 'assistant' });
         return;
       }
-      case 'call': {
-        const args = toolArguments(b.json, b.input);
-        if (b.custom) {
-          const input = customInput(args);
-          this.emit('response.custom_tool_call_input.delta', { item_id: b.id, output_index: b.out, delta: input });
-          this.emit('response.custom_tool_call_input.done', { item_id: b.id, output_index: b.out, input });
-          this.done(b.out, { id: b.id, type: 'custom_tool_call', status: 'completed', call_id: b.callId, name: b.name, input });
-          return;
-        }
-        if (!b.streamed && args !== '') this.emit('response.function_call_arguments.delta', { item_id: b.id, output_index: b.out, delta: args });
-        this.emit('response.function_call_arguments.done', { item_id: b.id, output_index: b.out, arguments: args });
-        this.done(b.out, { id: b.id, type: 'function_call', status: 'completed', arguments: args, call_id: b.callId, name: b.name });
+      case 'call':
+        this.closeCall(b, toolArguments(b.json, b.input));
         return;
-      }
       case 'reasoning': {
         if (b.partOpen) {
           this.emit('response.reasoning_summary_text.done', { item_id: b.id, output_index: b.out, summary_index: 0, text: b.text });
@@ -177,6 +171,56 @@ export class OutputItems {
         const item: JsonObject = { id: b.id, type: 'reasoning', status: 'completed', summary: [] };
         if (this.facts.includeEncrypted) item.encrypted_content = encodeAnthropicThinking({ type: 'redacted_thinking', data: b.data });
         this.done(b.out, item);
+      }
+    }
+  }
+
+  /** Whom a tool call is for: a native Responses function_call names itself (and its namespace); a translated one is looked up. */
+  private callTarget(name: string, callId: string, native: NativeFrame | undefined): ClientTool {
+    if (native?.dialect !== 'openai-responses') return this.facts.callable.get(name) ?? { kind: 'function', name };
+    // streamed: the output_item.added frame; JSON: the whole response
+    const item = isObject(native.parsed.item) ? native.parsed.item : asArray(native.parsed.output).find((o) => isObject(o) && o.call_id === callId);
+    const namespace = isObject(item) ? item.namespace : undefined;
+    return typeof namespace === 'string' ? { kind: 'function', name, namespace } : { kind: 'function', name };
+  }
+
+  private closeCall(b: Extract<Block, { kind: 'call' }>, args: string): void {
+    const at = { item_id: b.id, output_index: b.out };
+    const { target } = b;
+    switch (target.kind) {
+      case 'function':
+        if (!b.streamed && args !== '') this.emit('response.function_call_arguments.delta', { ...at, delta: args });
+        this.emit('response.function_call_arguments.done', { ...at, arguments: args });
+        this.done(b.out, withNamespace({ id: b.id, type: 'function_call', status: 'completed', arguments: args, call_id: b.callId, name: target.name }, target));
+        return;
+      case 'custom': {
+        const input = customInput(args);
+        this.emit('response.custom_tool_call_input.delta', { ...at, delta: input });
+        this.emit('response.custom_tool_call_input.done', { ...at, input });
+        this.done(b.out, withNamespace({ id: b.id, type: 'custom_tool_call', status: 'completed', call_id: b.callId, name: target.name, input }, target));
+        return;
+      }
+      case 'shell': {
+        const action = shellAction(parseObject(args));
+        this.added(b.out, { id: b.id, type: 'shell_call', status: 'in_progress', call_id: b.callId, action: { ...action, commands: [] }, environment: null });
+        const commands = action.commands as string[];
+        commands.forEach((command, i) => {
+          this.emit('response.shell_call_command.added', { output_index: b.out, command_index: i, command: '' });
+          this.emit('response.shell_call_command.delta', { output_index: b.out, command_index: i, delta: command });
+          this.emit('response.shell_call_command.done', { output_index: b.out, command_index: i, command });
+        });
+        this.done(b.out, { id: b.id, type: 'shell_call', status: 'completed', call_id: b.callId, action, environment: null });
+        return;
+      }
+      case 'apply_patch': {
+        const operation = patchOperation(parseObject(args));
+        const diff = operation.diff;
+        this.added(b.out, { id: b.id, type: 'apply_patch_call', status: 'in_progress', call_id: b.callId, operation: typeof diff === 'string' ? { ...operation, diff: '' } : operation });
+        if (typeof diff === 'string') {
+          if (diff !== '') this.emit('response.apply_patch_call_operation_diff.delta', { ...at, delta: diff });
+          this.emit('response.apply_patch_call_operation_diff.done', { ...at, diff });
+        }
+        this.done(b.out, { id: b.id, type: 'apply_patch_call', status: 'completed', call_id: b.callId, operation });
       }
     }
   }
@@ -195,6 +239,23 @@ export class OutputItems {
     }
     if (encrypted !== undefined && encrypted !== '' && this.facts.includeEncrypted) item.encrypted_content = encrypted;
     return item;
+  }
+}
+
+const ID_PREFIX: Readonly<Record<ClientToolKind, string>> = { function: 'fc', custom: 'ctc', shell: 'sh', apply_patch: 'apc' };
+
+function withNamespace(item: JsonObject, target: ClientTool): JsonObject {
+  if (target.namespace !== undefined) item.namespace = target.namespace;
+  return item;
+}
+
+/** The arguments of a call as an object ({} when they are not one). */
+function parseObject(args: string): JsonObject {
+  try {
+    const v = JSON.parse(args) as JsonValue;
+    return isObject(v) ? v : {};
+  } catch {
+    return {};
   }
 }
 

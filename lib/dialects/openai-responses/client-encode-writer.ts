@@ -13,7 +13,7 @@ import { responsesFacts, type ResponsesFacts } from './client-validate.js';
 
 const EMPTY_FACTS: ResponsesFacts = {
   effort: undefined, effortDefaulted: false, reasoningGiven: false, summary: undefined, includeEncrypted: false,
-  functions: [], customTools: new Set(), clientTools: { shell: false, applyPatch: false }, webSearch: [],
+  functions: [], customTools: new Set(), clientTools: { shell: false, applyPatch: false }, webSearch: [], callable: new Map(),
 };
 
 function factsFor(input: EncoderInput): ResponsesFacts {

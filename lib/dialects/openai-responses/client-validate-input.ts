@@ -1,12 +1,15 @@
 // The `input` of a `POST /v1/responses` body: items (messages, function calls and their outputs,
 // reasoning, client-tool calls and outputs) and content parts, checked for the fields the gateway
-// reads; other fields clients echo back are kept. Part of client-validate.ts.
+// reads; other fields clients echo back are kept. An output's `call_id` must be an earlier call's,
+// except for a named output with none (Codex's standalone outputs, client-tools.ts). Part of
+// client-validate.ts.
 import type { JsonObject, JsonValue } from '../../chunks.js';
 import { invalid } from '../../errors.js';
 import { errors } from '../../errors/index.js';
 import { arr, isObject, jsonBytes, kind, obj, oneOf, shorten, str } from '../../validate/checks.js';
 import { given } from '../../openai/params.js';
 import { decodeAnthropicThinking, isAnthropicEncrypted } from './client-state.js';
+import { isStandaloneOutput } from './client-tools.js';
 
 /** What one walk over the input gathers for routing and billing. */
 export interface Scan {
@@ -69,6 +72,13 @@ function validateItem(v: JsonValue | undefined, path: string, scan: Scan): void 
     case 'custom_tool_call_output':
     case 'shell_call_output':
     case 'apply_patch_call_output': {
+      if (isStandaloneOutput(v)) {
+        str(v.name, `${path}.name`, 1);
+        if (given(v.namespace)) str(v.namespace, `${path}.namespace`, 1);
+        toolOutput(v.output, `${path}.output`);
+        scan.bytes += jsonBytes(v.output ?? null);
+        return;
+      }
       const callId = str(v.call_id, `${path}.call_id`, 1);
       if (!scan.callIds.has(callId)) {
         throw errors.inputItemInvalid(`${path}.call_id`, `"${shorten(callId)}" does not match the call_id of an earlier call item in "input". Send the model's call item before its output`);

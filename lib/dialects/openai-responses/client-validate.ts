@@ -17,7 +17,8 @@ import { errors } from '../../errors/index.js';
 import { arr, bool, int, isObject, jsonBytes, kind, num, obj, oneOf, shorten, str } from '../../validate/checks.js';
 import { given, validateMetadata } from '../../openai/params.js';
 import { validateInput, type Scan } from './client-validate-input.js';
-import { validateToolChoice, validateTools } from './client-validate-tools.js';
+import { emptyTools, validateToolChoice, validateTools } from './client-validate-tools.js';
+import type { ClientTool } from './client-tools.js';
 
 export const AUTO_MODEL = 'gateway-auto';
 export const DEFAULT_AUTO_EFFORT = 'high';
@@ -61,6 +62,8 @@ export interface ResponsesFacts {
   /** client-executed `shell` / `apply_patch` tools */
   clientTools: { shell: boolean; applyPatch: boolean };
   webSearch: JsonObject[];
+  /** every tool the model may call, by the name a Chat or Messages upstream calls it (client-tools.ts) */
+  callable: Map<string, ClientTool>;
 }
 
 declare module '../../chunks.js' {
@@ -106,8 +109,8 @@ export function validateResponsesRequest(body: JsonValue, opts: ResponsesValidat
   if (given(body.instructions)) scan.bytes += Buffer.byteLength(str(body.instructions, 'instructions'), 'utf8');
   validateInput(body.input, scan);
 
-  const tools = given(body.tools) ? validateTools(body.tools, scan) : { functions: [], customTools: new Set<string>(), clientTools: { shell: false, applyPatch: false }, webSearch: [] };
-  if (given(body.tool_choice)) validateToolChoice(body.tool_choice, tools.functions);
+  const tools = given(body.tools) ? validateTools(body.tools, scan) : emptyTools();
+  if (given(body.tool_choice)) validateToolChoice(body.tool_choice, tools.functions, tools.callable);
   if (given(body.parallel_tool_calls)) bool(body.parallel_tool_calls, 'parallel_tool_calls');
   const maxTokens = given(body.max_output_tokens) ? int(body.max_output_tokens, 'max_output_tokens', 1) : null;
   if (given(body.temperature)) num(body.temperature, 'temperature', 0, 2);

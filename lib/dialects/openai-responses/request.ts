@@ -6,21 +6,25 @@
 //   `max_output_tokens` = the capped ceiling (at least 16); `reasoning.effort` `max` → `xhigh`, the
 //   `gateway-auto` default effort written, no `reasoning` at all for a model that does not reason;
 //   `include` always asks for `reasoning.encrypted_content` when the model reasons (the gateway's
-//   own round-trip state; the client sees it only when it asked); namespaces unwrapped; ignored
-//   hosted tools removed (`tool_choice` / `parallel_tool_calls` go with an empty tool list);
-//   reasoning items carrying Anthropic thinking (`anthropic-thinking:`) removed (OpenAI cannot
-//   verify them); what the `openai` SDK's parse helpers add to echoed output items (`parsed` on an
-//   `output_text` part, `parsed_arguments` on a call: decisions §10) removed. Dropped gateway-only
-//   or stateful fields: `gateway`, `session_id`,
-//   `client_metadata`, `metadata`, `prompt_cache_options`, `service_tier`, `stream_options`,
-//   `store`, `previous_response_id`, `background`, `conversation`, `prompt`, `moderation`,
-//   `context_management`.
+//   own round-trip state; the client sees it only when it asked); tools as sent (`namespace` tools
+//   kept whole: Codex routes a namespace member's call by the `namespace` the upstream returns
+//   with it, FAILURE-MODES F31) but for the ignored hosted tools, which are removed
+//   (`tool_choice` / `parallel_tool_calls` go with an empty tool list); reasoning items carrying
+//   Anthropic thinking (`anthropic-thinking:`) removed (OpenAI cannot verify them); a standalone
+//   tool output (a name, no call_id: Codex's task input, F33) sent as the user message it stands
+//   for (OpenAI refuses an output without call_id); what the `openai` SDK's parse helpers add to
+//   echoed output items (`parsed` on an `output_text` part, `parsed_arguments` on a call:
+//   decisions §10) removed. Dropped gateway-only or stateful fields:
+//   `gateway`, `session_id`, `client_metadata`, `metadata`, `prompt_cache_options`,
+//   `service_tier`, `stream_options`, `store`, `previous_response_id`, `background`,
+//   `conversation`, `prompt`, `moderation`, `context_management`.
 import { copyWith } from '../../json/copy-with.js';
 import type { Deployment, JsonObject, JsonValue, RoutedRequest } from '../../chunks.js';
 import type { UpstreamCall } from '../dialect.js';
 import { asArray, isObject } from '../../json/values.js';
 import { isAnthropicEncrypted } from './client-state.js';
 import { responsesFacts } from './client-validate.js';
+import { isStandaloneOutput, standaloneOutputText } from './client-tools.js';
 import { ENCRYPTED_REASONING, MIN_OUTPUT_TOKENS } from './request-common.js';
 
 // ---- native -------------------------------------------------------------------------------------
@@ -49,7 +53,7 @@ function withoutParsed(item: JsonValue): JsonValue {
 
 /** Input items as they go upstream: no Anthropic reasoning (OpenAI cannot verify it), no parse results. */
 function upstreamInput(items: JsonValue[]): JsonValue[] {
-  return items.filter((item) => !(isObject(item) && item.type === 'reasoning' && isAnthropicEncrypted(item.encrypted_content))).map(withoutParsed);
+  return items.filter((item) => !(isObject(item) && item.type === 'reasoning' && isAnthropicEncrypted(item.encrypted_content))).map((item) => standaloneAsUser(withoutParsed(item)));
 }
 
 /** The RequestEncoder for `openai-responses` requests served by a `responses` deployment. */
@@ -62,10 +66,7 @@ export function responsesNative(routed: RoutedRequest, deployment: Deployment): 
   for (const key in out) if (out[key] === null) delete out[key];
 
   if (Array.isArray(src.input)) out.input = upstreamInput(src.input);
-  const tools: JsonValue[] = [...facts.functions];
-  if (facts.clientTools.shell) tools.push({ type: 'shell' });
-  if (facts.clientTools.applyPatch) tools.push({ type: 'apply_patch' });
-  tools.push(...facts.webSearch);
+  const tools = nativeTools(src.tools, facts.webSearch);
   if (tools.length > 0) {
     out.tools = tools;
     if (src.tool_choice !== undefined && src.tool_choice !== null) out.tool_choice = src.tool_choice;
@@ -84,4 +85,17 @@ export function responsesNative(routed: RoutedRequest, deployment: Deployment): 
   out.store = false;
   if (req.stream) out.stream = true;
   return { body: JSON.stringify(out), headers: {}, stream: req.stream };
+}
+
+const NATIVE_TOOLS: ReadonlySet<JsonValue> = new Set(['function', 'custom', 'namespace', 'shell', 'apply_patch']);
+
+/** The client's tools an OpenAI Responses deployment runs or lets the client run (not the ignored hosted ones). */
+function nativeTools(v: JsonValue | undefined, webSearch: readonly JsonObject[]): JsonValue[] {
+  return asArray(v).filter((t) => isObject(t) && (NATIVE_TOOLS.has(t.type ?? null) || webSearch.includes(t)));
+}
+
+function standaloneAsUser(item: JsonValue): JsonValue {
+  if (!isObject(item) || !isStandaloneOutput(item)) return item;
+  const output = typeof item.output === 'string' ? item.output : asArray(item.output).map((p) => (isObject(p) && typeof p.text === 'string' ? p.text : '')).join('');
+  return { type: 'message', role: 'user', content: [{ type: 'input_text', text: standaloneOutputText(item, output) }] };
 }
