@@ -13,10 +13,12 @@
 // - `tools: []` is dropped, and `tool_choice` / `parallel_tool_calls` with it (OpenAI refuses them
 //   without tools);
 // - assistant `reasoning` / `reasoning_details` (the gateway's round-trip state) are removed from
-//   the messages that carry them; other messages are not copied.
+//   the messages that carry them; other messages are not copied;
+// - the client fields `cache_control` and a tool message's `name` are removed (client-fields.ts).
 import { copyWith } from '../../json/copy-with.js';
 import type { Deployment, JsonObject, JsonValue, RoutedRequest } from '../../chunks.js';
 import type { UpstreamCall } from '../dialect.js';
+import { withoutClientFields } from './client-fields.js';
 import { chatReasoning } from './validate.js';
 
 const DROPPED = [
@@ -65,6 +67,6 @@ export function chatNative(routed: RoutedRequest, deployment: Deployment): Upstr
     delete body.tool_choice;
     delete body.parallel_tool_calls;
   }
-  body.messages = upstreamMessages(src.messages) ?? [];
+  body.messages = withoutClientFields(upstreamMessages(src.messages)) ?? [];
   return { body: JSON.stringify(body), headers: {}, stream: req.stream };
 }
