@@ -4,7 +4,8 @@
 // `@ai-sdk/openai-compatible`). The demo model calls OpenCode's built-in `bash` tool with
 // `echo gateway-tool-ok`; OpenCode runs it and sends the output back; the demo model answers
 // `Tool result received: gateway-tool-ok`, which `opencode run` prints. Each provider runs a model
-// served natively (same dialect upstream) and one translated (the other dialect upstream).
+// served natively (same dialect upstream) and one translated (the other dialect upstream). One more
+// run has the built-in `write` tool create a file in the work folder.
 //
 // Run by `npm run test:clients` (GATEWAY_CLIENT_TIER=1); OpenCode is installed into
 // .cache/clients/opencode on first use. See tier.ts for when it skips and when it fails.
@@ -84,6 +85,21 @@ if (gateTier(t, 'OpenCode', unavailable())) {
         `each on ${c.endpoint}, 200, served by ${c.catalog}`,
       );
       t.ok(logs.every((l) => ((l.usage as Obj | undefined)?.input as number) > 0 && ((l.usage as Obj | undefined)?.output as number) > 0 && (l.costUsd as number) > 0), 'each with usage and a cost');
+      if (c.endpoint === 'chat.completions' && c.upstream === '/v1/messages') {
+        // OpenCode marks the system prompt and the last messages of a Claude model with cache_control
+        t.match(calls[0]!.body.system, [{ type: 'text', cache_control: { type: 'ephemeral' } }], "OpenCode's cache breakpoints reached the provider");
+      }
     });
   }
+
+  t.test('Chat Completions, a Claude model: the write tool creates a file in the work folder', async (t) => {
+    const r = await runInNamespace(openCodeRun(bin, 'gateway-chat/claude-opus-5', 'Use the write tool to create the file.'));
+    t.comment(`$ ${r.command}\n  → exit ${r.exit} in ${r.ms} ms`);
+    t.equal(r.exit, 0, `opencode exit code (stderr: ${r.stderr.slice(-1500)})`);
+    // the demo model fills each required argument with "x": filePath "x", content "x"
+    t.equal(r.files.x, 'x', 'the file OpenCode wrote');
+    t.match(r.stdout, 'Tool result received: Wrote file successfully.', 'and the final answer');
+    const last = r.sim.filter((s) => s.path === '/v1/messages' && toolNames(s.body).includes('write')).at(-1);
+    t.equal(last && lastToolResult(last.body), 'Wrote file successfully.', 'the tool result went back');
+  });
 }

@@ -118,6 +118,7 @@ export function checkSdkRun(t: any, r: ClientRun, s: Served, requests: number): 
   const usage = (l: Record<string, unknown>): Record<string, number> => (l.usage ?? {}) as Record<string, number>;
   t.ok(logs.length > 0 && logs.every((l) => usage(l).input! > 0 && usage(l).output! > 0 && (l.costUsd as number) > 0), 'each with usage and a cost');
   t.same(r.sim.map((c) => `${c.method} ${c.path}`), Array.from({ length: requests }, () => `POST ${s.upstream}`), `the provider got them on ${s.upstream}`);
+  t.match(JSON.stringify(r.sim.at(-1)?.body ?? {}), 'sunny in x', "the last one carried the tool's output to the provider");
   return out ?? {};
 }
 /* eslint-enable @typescript-eslint/no-explicit-any */
