@@ -20,7 +20,6 @@ const MODELS = { 'claude-opus-5': { name: 'Claude Opus 5', tool_call: true }, 'g
 
 /** What a user writes into `opencode.json` to use the gateway. */
 export const OPENCODE_CONFIG = {
-  $schema: 'https://opencode.ai/config.json',
   provider: {
     'gateway-messages': {
       npm: '@ai-sdk/anthropic',
