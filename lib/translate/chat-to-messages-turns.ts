@@ -17,6 +17,10 @@
 //   turns are never merged.
 // - Image parts: a base64 data URI → base64 source ("image/jpg" is read as image/jpeg); an http(s)
 //   URL → url source; `detail` is dropped. Audio parts: 400 capability_rejected.
+// - `cache_control` (the client field of openai-chat/client-fields.ts) on a content part or a tool
+//   call → on the block made from it; on a message → on the last block made from that message (a
+//   string content becomes one text block to carry it). Anthropic takes at most 4 breakpoints in a
+//   request: beyond that the earliest are dropped (a later breakpoint's prefix covers an earlier one).
 import type { JsonObject, JsonValue } from '../chunks.js';
 import { capabilityRejected, invalid } from '../errors.js';
 import { JsonSyntaxError, parseStrict } from '../json/strict-parse.js';
@@ -36,18 +40,19 @@ export function anthropicTurns(list: readonly JsonValue[], modelId: string): Ant
     const m = list[i];
     if (!isObject(m)) continue;
     const path = `messages[${i}]`;
+    const cc = m.cache_control;
     switch (m.role) {
       case 'system':
       case 'developer':
-        if (messages.length === 0) system.push(...textBlocks(m.content));
-        else messages.push({ role: 'system', content: typeof m.content === 'string' ? m.content : textBlocks(m.content) });
+        if (messages.length === 0) system.push(...markLast(textBlocks(m.content), cc));
+        else messages.push({ role: 'system', content: typeof m.content === 'string' && !given(cc) ? m.content : markLast(textBlocks(m.content), cc) });
         break;
       case 'user':
-        append(messages, 'user', userContent(m.content, path, modelId));
+        append(messages, 'user', markContent(userContent(m.content, path, modelId), cc));
         break;
       case 'assistant': {
         const content = assistantContent(m, path);
-        if (content !== undefined) append(messages, 'assistant', content);
+        if (content !== undefined) append(messages, 'assistant', markContent(content, cc));
         break;
       }
       case 'tool':
@@ -55,7 +60,35 @@ export function anthropicTurns(list: readonly JsonValue[], modelId: string): Ant
         break;
     }
   }
+  capBreakpoints([...system, ...messages.flatMap((m) => (Array.isArray(m.content) ? m.content.filter(isObject) : []))]);
   return { system, messages };
+}
+
+const MAX_BREAKPOINTS = 4;
+
+const given = (v: JsonValue | undefined): boolean => v !== undefined && v !== null;
+
+/** `block` with the part's `cache_control`, when it has one. */
+function marked(block: JsonObject, cc: JsonValue | undefined): JsonObject {
+  return given(cc) ? { ...block, cache_control: cc! } : block;
+}
+
+/** The blocks, the last one carrying a message's `cache_control`. */
+function markLast(blocks: JsonObject[], cc: JsonValue | undefined): JsonObject[] {
+  if (given(cc) && blocks.length > 0) blocks[blocks.length - 1] = marked(blocks[blocks.length - 1]!, cc);
+  return blocks;
+}
+
+/** A turn's content with a message's `cache_control` on its last block (a string becomes a block). */
+function markContent(content: JsonValue, cc: JsonValue | undefined): JsonValue {
+  if (!given(cc)) return content;
+  return markLast(typeof content === 'string' ? asBlocks(content) as JsonObject[] : asArray(content).filter(isObject), cc);
+}
+
+/** Keeps the last MAX_BREAKPOINTS `cache_control` marks of the request's blocks, in order. */
+function capBreakpoints(blocks: JsonObject[]): void {
+  const marks = blocks.filter((b) => given(b.cache_control));
+  for (const b of marks.slice(0, Math.max(0, marks.length - MAX_BREAKPOINTS))) delete b.cache_control;
 }
 
 function textBlock(text: string): JsonObject {
@@ -81,7 +114,7 @@ function append(messages: JsonObject[], role: 'user' | 'assistant', content: Jso
 function textBlocks(content: JsonValue | undefined): JsonObject[] {
   if (typeof content === 'string') return [textBlock(content)];
   const out: JsonObject[] = [];
-  for (const p of asArray(content)) if (isObject(p) && typeof p.text === 'string') out.push(textBlock(p.text));
+  for (const p of asArray(content)) if (isObject(p) && typeof p.text === 'string') out.push(marked(textBlock(p.text), p.cache_control));
   return out;
 }
 
@@ -95,10 +128,10 @@ function userContent(content: JsonValue | undefined, path: string, modelId: stri
     const pp = `${path}.content[${j}]`;
     switch (p.type) {
       case 'text':
-        out.push(textBlock(asString(p.text) ?? ''));
+        out.push(marked(textBlock(asString(p.text) ?? ''), p.cache_control));
         break;
       case 'image_url':
-        out.push(imageBlock(p.image_url, `${pp}.image_url.url`));
+        out.push(marked(imageBlock(p.image_url, `${pp}.image_url.url`), p.cache_control));
         break;
       case 'input_audio':
         throw capabilityRejected(
@@ -151,19 +184,15 @@ function assistantContent(m: JsonObject, path: string): JsonValue | undefined {
     for (const p of asArray(m.content)) {
       if (!isObject(p)) continue;
       const text = p.type === 'refusal' ? asString(p.refusal) : asString(p.text);
-      if (text !== undefined && text !== '') blocks.push(textBlock(text));
+      if (text !== undefined && text !== '') blocks.push(marked(textBlock(text), p.cache_control));
     }
   }
   for (let j = 0; j < calls.length; j++) {
     const c = calls[j];
     if (!isObject(c)) continue;
     const fn = isObject(c.function) ? c.function : {};
-    blocks.push({
-      type: 'tool_use',
-      id: asString(c.id) ?? '',
-      name: asString(fn.name) ?? '',
-      input: toolInput(fn.arguments, `${path}.tool_calls[${j}].function.arguments`),
-    });
+    const use = { type: 'tool_use', id: asString(c.id) ?? '', name: asString(fn.name) ?? '', input: toolInput(fn.arguments, `${path}.tool_calls[${j}].function.arguments`) };
+    blocks.push(marked(use, c.cache_control));
   }
   return blocks.length > 0 ? blocks : undefined;
 }
@@ -183,8 +212,11 @@ function toolInput(v: JsonValue | undefined, path: string): JsonObject {
   return value;
 }
 
+/** A tool message → one `tool_result` block, marked when the message or its last text part is. */
 function toolResult(m: JsonObject): JsonObject {
   const content = m.content;
-  const text = typeof content === 'string' ? content : textBlocks(content).map((b) => b.text).join(TOOL_TEXT_SEPARATOR);
-  return { type: 'tool_result', tool_use_id: asString(m.tool_call_id) ?? '', content: text };
+  const blocks = typeof content === 'string' ? [] : textBlocks(content);
+  const text = typeof content === 'string' ? content : blocks.map((b) => b.text).join(TOOL_TEXT_SEPARATOR);
+  const cc = given(m.cache_control) ? m.cache_control : blocks.at(-1)?.cache_control;
+  return marked({ type: 'tool_result', tool_use_id: asString(m.tool_call_id) ?? '', content: text }, cc);
 }

@@ -1,21 +1,23 @@
-// Claude Code for the client tier: installs `@anthropic-ai/claude-code` into a cache folder (not a
-// dependency of the gateway: the native binary is ~380 MB), finds its native binary, and runs one
-// scenario inside a loopback-only network namespace (`../shared/clients/loopback-netns.sh`), where
-// `claude-code-run.js` starts bin/gateway and then `claude -p` against it.
-import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, readSync, rmSync, statSync } from 'node:fs';
+// Claude Code for the client tier: installs `@anthropic-ai/claude-code` into `.cache/clients/claude-code`
+// (not a dependency of the gateway: the native binary is ~380 MB), finds its native binary, and runs
+// one `claude -p` scenario inside a loopback-only network namespace (tier.ts `runInNamespace`, where
+// `netns-run.js` starts bin/gateway and then claude against it).
+import { spawnSync } from 'node:child_process';
+import { chmodSync, closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { ROOT } from '../helpers/paths.js';
+import { join } from 'node:path';
+import { TEST_KEY } from '../helpers/gateway.js';
+import { clientsConfig } from './config.js';
+import { ensureNpmClient, GATEWAY_URL, installedVersion, runInNamespace, type ClientRun } from './tier.js';
+
+// the tier's shared parts, from where they used to be
+export { CACHE_DIR, NETNS, netnsProblem, tierVerdict, underCi } from './tier.js';
 
 export const CLAUDE_CODE_VERSION = '2.1.330';
-export const CACHE_DIR = join(ROOT, '.cache', 'clients');
-/** The namespace script: `../shared/clients/loopback-netns.sh` beside the clone, or GATEWAY_CLIENT_NETNS. */
-export const NETNS = process.env.GATEWAY_CLIENT_NETNS || resolve(ROOT, '..', 'shared', 'clients', 'loopback-netns.sh');
 /** Longest one `claude -p` run may take (the runner wraps it in `timeout`). */
 export const CLAUDE_TIMEOUT_S = 120;
 
-const PKG_DIR = join(CACHE_DIR, 'node_modules', '@anthropic-ai', 'claude-code');
+const PACKAGE = '@anthropic-ai/claude-code';
 
 function platformPackage(): string {
   const musl = process.platform === 'linux' && !(process.report?.getReport() as { header?: { glibcVersionRuntime?: string } } | undefined)?.header?.glibcVersionRuntime;
@@ -46,13 +48,12 @@ function runs(bin: string): boolean {
  * the platform binary over the `bin/claude.exe` placeholder) when install scripts are not allowed;
  * then it is run here, and failing that the platform package's binary is used directly.
  */
-function locateBinary(): string | null {
-  const wrapper = join(PKG_DIR, 'bin', 'claude.exe');
-  if (!existsSync(join(PKG_DIR, 'package.json'))) return null;
-  const version = (JSON.parse(readFileSync(join(PKG_DIR, 'package.json'), 'utf8')) as { version?: string }).version;
-  if (version !== CLAUDE_CODE_VERSION) return null;
-  if (!isElf(wrapper)) spawnSync(process.execPath, ['install.cjs'], { cwd: PKG_DIR, stdio: 'ignore', timeout: 120_000 });
-  const candidates = [wrapper, join(CACHE_DIR, 'node_modules', platformPackage(), 'claude')];
+function locateBinary(dir: string): string | null {
+  const pkgDir = join(dir, 'node_modules', PACKAGE);
+  const wrapper = join(pkgDir, 'bin', 'claude.exe');
+  if (installedVersion(dir, PACKAGE) !== CLAUDE_CODE_VERSION) return null;
+  if (!isElf(wrapper) && existsSync(join(pkgDir, 'install.cjs'))) spawnSync(process.execPath, ['install.cjs'], { cwd: pkgDir, stdio: 'ignore', timeout: 120_000 });
+  const candidates = [wrapper, join(dir, 'node_modules', platformPackage(), 'claude')];
   for (const bin of candidates) {
     if (!isElf(bin)) continue;
     if ((statSync(bin).mode & 0o111) === 0) chmodSync(bin, 0o755);
@@ -70,48 +71,13 @@ export interface Install {
   ms: number;
 }
 
-/** Installs Claude Code into `.cache/clients` unless a working copy of the right version is there. */
+/** Installs Claude Code into `.cache/clients/claude-code` unless the right version is there. */
 export function ensureClaudeCode(): Install {
-  const started = Date.now();
-  const present = locateBinary();
-  if (present) return { bin: present, installed: false, ms: Date.now() - started };
-  mkdirSync(CACHE_DIR, { recursive: true });
-  const npm = spawnSync(
-    'npm',
-    ['install', '--prefix', CACHE_DIR, '--no-save', '--no-package-lock', '--no-audit', '--no-fund', '--loglevel=error', `@anthropic-ai/claude-code@${CLAUDE_CODE_VERSION}`],
-    { cwd: ROOT, encoding: 'utf8', timeout: 15 * 60_000 },
-  );
-  const bin = locateBinary();
-  if (bin) return { bin, installed: true, ms: Date.now() - started };
-  const lines = (npm.stderr ?? '').trim().split('\n');
-  const telling = lines.filter((l) => /^npm error (code|errno|network|request to|notarget|\d{3})/.test(l));
-  const why = npm.error ? String(npm.error) : `npm exited ${npm.status}: ${(telling.length > 0 ? telling : lines.slice(-3)).slice(0, 4).join(' | ')}`;
-  return { bin: null, reason: `@anthropic-ai/claude-code@${CLAUDE_CODE_VERSION} could not be installed into ${CACHE_DIR} (${why})`, installed: true, ms: Date.now() - started };
-}
-
-/** CI=true (or any value but empty, `false` and `0`), as CI services set it. */
-export function underCi(env: NodeJS.ProcessEnv): boolean {
-  const ci = (env.CI ?? '').trim().toLowerCase();
-  return ci !== '' && ci !== 'false' && ci !== '0';
-}
-
-/**
- * What the client tier does when it cannot run (`why`): outside `npm run test:clients` it skips
- * quietly (the normal `npm test`); asked for (GATEWAY_CLIENT_TIER=1) under CI it fails, since a skip
- * would look green while nothing ran; asked for elsewhere it skips, saying loudly why.
- */
-export function tierVerdict(why: string | null, env: NodeJS.ProcessEnv): 'run' | 'skip' | 'skip-loudly' | 'fail' {
-  if (why === null) return 'run';
-  if (env.GATEWAY_CLIENT_TIER !== '1') return 'skip';
-  return underCi(env) ? 'fail' : 'skip-loudly';
-}
-
-/** Why a loopback-only namespace cannot be made here, or null when it can. */
-export function netnsProblem(): string | null {
-  if (!existsSync(NETNS)) return `${NETNS} is missing`;
-  const r = spawnSync('bash', [NETNS, 'true'], { encoding: 'utf8', timeout: 30_000 });
-  if (r.status !== 0) return `${NETNS} does not work here (needs root and unshare): ${(r.stderr ?? '').trim() || r.error}`;
-  return null;
+  const inst = ensureNpmClient('claude-code', { [PACKAGE]: CLAUDE_CODE_VERSION });
+  if (inst.reason) return { bin: null, reason: inst.reason, installed: inst.installed, ms: inst.ms };
+  const bin = locateBinary(inst.dir);
+  if (bin) return { bin, installed: inst.installed, ms: inst.ms };
+  return { bin: null, reason: `no working claude ${CLAUDE_CODE_VERSION} binary under ${inst.dir}`, installed: inst.installed, ms: inst.ms };
 }
 
 export interface Scenario {
@@ -120,53 +86,28 @@ export interface Scenario {
   prompt: string;
 }
 
-export interface SimCall {
-  method: string;
-  path: string;
-  query?: string;
-  headers: Record<string, string | string[] | undefined>;
-  body: Record<string, unknown>;
-}
+export type { SimRequestLog as SimCall } from '../helpers/gateway.js';
+/** What one run reports (tier.ts). */
+export type RunResult = ClientRun;
 
-/** What `claude-code-run.js` reports. */
-export interface RunResult {
-  /** the exact command line, as a user would type it inside the namespace */
-  command: string;
-  env: Record<string, string>;
-  exit: number | null;
-  signal: string | null;
-  stdout: string;
-  stderr: string;
-  ms: number;
-  gatewayUrl: string;
-  /** the gateway's JSON log lines */
-  gatewayLogs: Record<string, unknown>[];
-  /** what the simulated provider received */
-  sim: SimCall[];
-  error?: string;
-}
-
-/** Runs one scenario in a fresh loopback-only namespace: gateway and claude both inside it. */
+/**
+ * Runs `claude -p <prompt> --allowedTools Bash <args>` in a fresh loopback-only namespace against
+ * bin/gateway: only ANTHROPIC_BASE_URL and ANTHROPIC_API_KEY point it at the gateway, plus the
+ * variables that keep it off the network.
+ */
 export function runScenario(bin: string, scenario: Scenario): Promise<RunResult> {
-  const dir = mkdtempSync(join(tmpdir(), 'gw-cc-'));
-  const out = join(dir, 'result.json');
-  const spec = JSON.stringify({ bin, out, ...scenario });
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn('bash', [NETNS, process.execPath, join(ROOT, 'dist', 'test', 'clients', 'claude-code-run.js'), spec], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-    let log = '';
-    child.stdout.on('data', (c: Buffer) => (log += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (log += c.toString()));
-    const guard = setTimeout(() => child.kill('SIGKILL'), (CLAUDE_TIMEOUT_S + 60) * 1000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(guard);
-      try {
-        resolvePromise(JSON.parse(readFileSync(out, 'utf8')) as RunResult);
-      } catch (err) {
-        reject(new Error(`the runner (exit ${code}) left no result: ${String(err)}\n${log.slice(-3000)}`));
-      } finally {
-        rmSync(dir, { recursive: true, force: true });
-      }
-    });
+  return runInNamespace({
+    config: clientsConfig(),
+    bin,
+    args: ['-p', scenario.prompt, '--allowedTools', 'Bash', ...scenario.args],
+    env: {
+      ANTHROPIC_BASE_URL: GATEWAY_URL,
+      ANTHROPIC_API_KEY: TEST_KEY,
+      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+      DISABLE_TELEMETRY: '1',
+      DISABLE_ERROR_REPORTING: '1',
+      DISABLE_AUTOUPDATER: '1',
+    },
+    timeoutS: CLAUDE_TIMEOUT_S,
   });
 }

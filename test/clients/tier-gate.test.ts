@@ -42,3 +42,22 @@ t.test('the verdict for each environment', async (t) => {
   t.equal(tierVerdict('no namespace', { GATEWAY_CLIENT_TIER: '1' }), 'skip-loudly');
   t.equal(tierVerdict('not asked for', { CI: 'true' }), 'skip', 'plain `npm test` under CI skips the tier quietly');
 });
+
+t.test('the other client files follow the same rule', async (t) => {
+  const files = ['opencode', 'openai-agents', 'langchain', 'ai-sdk-openai-compatible'].map((n) => `dist/test/clients/${n}.test.js`);
+  const run = (env: Record<string, string>): { status: number | null; out: string } => {
+    const r = spawnSync(join(ROOT, 'node_modules', '.bin', 'tap'), ['--timeout', '60', '--disable-coverage', ...files], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', GATEWAY_CLIENT_TIER: '1', GATEWAY_CLIENT_NETNS: MISSING, ...env },
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
+    return { status: r.status, out: `${r.stdout}\n${r.stderr}` };
+  };
+  const ci = run({ CI: 'true' });
+  t.not(ci.status, 0, 'under CI: non-zero exit');
+  for (const client of ['OpenCode', 'OpenAI Agents SDK', 'LangChain', 'AI SDK openai-compatible']) t.match(ci.out, `the ${client} client tier must run under CI`);
+  const dev = run({});
+  t.equal(dev.status, 0, dev.out.slice(-2000));
+  for (const client of ['OpenCode', 'OpenAI Agents SDK', 'LangChain', 'AI SDK openai-compatible']) t.match(dev.out, `CLIENT TIER SKIPPED (${client}): nothing was tested`);
+});

@@ -15,10 +15,12 @@
 // - assistant `reasoning` / `reasoning_details` (the gateway's round-trip state) and the
 //   response-side fields a returned message carries back (`parsed`, `annotations`, `audio`,
 //   `function_call`, `refusal: null`, a call's `parsed_arguments`: decisions §10) are removed from
-//   the messages that carry them; other messages are not copied.
+//   the messages that carry them; other messages are not copied;
+// - the client fields `cache_control` and a tool message's `name` are removed (client-fields.ts).
 import { copyWith } from '../../json/copy-with.js';
 import type { Deployment, JsonObject, JsonValue, RoutedRequest } from '../../chunks.js';
 import type { UpstreamCall } from '../dialect.js';
+import { withoutClientFields } from './client-fields.js';
 import { chatReasoning } from './validate.js';
 
 const DROPPED = [
@@ -86,6 +88,6 @@ export function chatNative(routed: RoutedRequest, deployment: Deployment): Upstr
     delete body.tool_choice;
     delete body.parallel_tool_calls;
   }
-  body.messages = upstreamMessages(src.messages) ?? [];
+  body.messages = withoutClientFields(upstreamMessages(src.messages)) ?? [];
   return { body: JSON.stringify(body), headers: {}, stream: req.stream };
 }

@@ -1,10 +1,12 @@
 // Chat Completions `messages`: roles, content parts (text, image_url, input_audio, refusal),
-// assistant tool calls and reasoning state, tool results bound to an earlier tool call id. One walk,
+// assistant tool calls and reasoning state, tool results bound to an earlier tool call id, and the
+// client fields of client-fields.ts (`cache_control`, a tool message's `name`). One walk,
 // no copy; the walk also tallies what routing and reservations need (text bytes, images, audio).
 import type { JsonObject, JsonValue } from '../../chunks.js';
 import { invalid } from '../../errors.js';
 import { detailToAnthropicBlock, ANTHROPIC_REASONING_FORMAT } from '../../translate/reasoning-details.js';
 import { arr, fields, jsonBytes, kind, obj, oneOf, rejectUnknown, shorten, str } from '../../validate/checks.js';
+import { cacheControl } from './client-fields.js';
 import { given } from './validate-params.js';
 
 /** What the walk over the request collects. */
@@ -25,19 +27,19 @@ export function newChatScan(): ChatScan {
 }
 
 const ROLES = ['system', 'developer', 'user', 'assistant', 'tool'] as const;
-const SYSTEM_FIELDS = fields('role', 'content', 'name');
+const SYSTEM_FIELDS = fields('role', 'content', 'name', 'cache_control');
 // `annotations`, `audio` and `function_call` are response-side fields of a returned message, and
 // `parsed` (`parsed_arguments` on a call) what the `openai` SDK's parse and stream helpers add: a
 // message sent back as history carries them; they are checked and not forwarded (decisions §10)
-const ASSISTANT_FIELDS = fields('role', 'content', 'name', 'tool_calls', 'refusal', 'reasoning', 'reasoning_details', 'annotations', 'audio', 'function_call', 'parsed');
-const TOOL_FIELDS = fields('role', 'content', 'tool_call_id');
-const TOOL_CALL_FIELDS = fields('id', 'type', 'function');
+const ASSISTANT_FIELDS = fields('role', 'content', 'name', 'tool_calls', 'refusal', 'reasoning', 'reasoning_details', 'annotations', 'audio', 'function_call', 'parsed', 'cache_control');
+const TOOL_FIELDS = fields('role', 'content', 'tool_call_id', 'name', 'cache_control');
+const TOOL_CALL_FIELDS = fields('id', 'type', 'function', 'cache_control');
 const FUNCTION_FIELDS = fields('name', 'arguments', 'parsed_arguments');
-const TEXT_PART = fields('type', 'text');
+const TEXT_PART = fields('type', 'text', 'cache_control');
 const REFUSAL_PART = fields('type', 'refusal');
-const IMAGE_PART = fields('type', 'image_url');
+const IMAGE_PART = fields('type', 'image_url', 'cache_control');
 const IMAGE_URL = fields('url', 'detail');
-const AUDIO_PART = fields('type', 'input_audio');
+const AUDIO_PART = fields('type', 'input_audio', 'cache_control');
 const INPUT_AUDIO = fields('data', 'format');
 const AUDIO_FORMATS = ['mp3', 'wav', 'm4a', 'webm', 'ogg', 'flac', 'opus'] as const;
 const IMAGE_MIME = /^data:image\/(?:jpeg|png|gif|webp);base64,/;
@@ -59,6 +61,7 @@ export function validateMessages(v: JsonValue | undefined, scan: ChatScan): numb
 function validateMessage(v: JsonValue | undefined, path: string, scan: ChatScan): void {
   const m = obj(v, path);
   const role = oneOf(m.role, `${path}.role`, ROLES);
+  cacheControl(m.cache_control, `${path}.cache_control`); // client-fields.ts
   switch (role) {
     case 'system':
     case 'developer':
@@ -69,6 +72,7 @@ function validateMessage(v: JsonValue | undefined, path: string, scan: ChatScan)
       return;
     case 'tool':
       rejectUnknown(m, TOOL_FIELDS, path);
+      if (given(m.name)) str(m.name, `${path}.name`); // client-fields.ts
       toolCallId(m.tool_call_id, `${path}.tool_call_id`, scan);
       content(m.content, path, TEXT_ONLY, scan);
       return;
@@ -108,6 +112,7 @@ function responseSide(m: JsonObject, path: string): void {
 function toolCall(v: JsonValue | undefined, path: string, scan: ChatScan): void {
   const call = obj(v, path);
   rejectUnknown(call, TOOL_CALL_FIELDS, path);
+  cacheControl(call.cache_control, `${path}.cache_control`);
   const id = str(call.id, `${path}.id`, 1);
   oneOf(call.type, `${path}.type`, ['function']);
   const fn = obj(call.function, `${path}.function`);
@@ -153,6 +158,7 @@ function content(v: JsonValue | undefined, path: string, allowed: readonly PartK
 function part(v: JsonValue | undefined, path: string, allowed: readonly PartKind[], scan: ChatScan): void {
   const p = obj(v, path);
   const type = oneOf(p.type, `${path}.type`, allowed);
+  cacheControl(p.cache_control, `${path}.cache_control`);
   switch (type) {
     case 'text':
       rejectUnknown(p, TEXT_PART, path);

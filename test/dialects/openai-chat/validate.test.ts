@@ -47,7 +47,12 @@ const cases: Case[] = [
   { name: 'content parts empty', mutate: user([]), code: INVALID, param: 'messages[0].content' },
   { name: 'unknown part type', mutate: user([{ type: 'file', file: {} }]), code: INVALID, param: 'messages[0].content[0].type' },
   { name: 'text part without text', mutate: user([{ type: 'text' }]), code: INVALID, param: 'messages[0].content[0].text' },
-  { name: 'text part extra field', mutate: user([{ type: 'text', text: 'a', cache_control: { type: 'ephemeral' } }]), code: INVALID, param: 'messages[0].content[0].cache_control' },
+  { name: 'text part extra field', mutate: user([{ type: 'text', text: 'a', citations: [] }]), code: INVALID, param: 'messages[0].content[0].citations' },
+  // cache_control, as OpenCode sends it through @ai-sdk/openai-compatible (client-fields.ts)
+  { name: 'text part with cache_control', mutate: user([{ type: 'text', text: 'a', cache_control: { type: 'ephemeral' } }]) },
+  { name: 'message with cache_control', mutate: msg(0, { cache_control: { type: 'ephemeral', ttl: '1h' } }) },
+  { name: 'cache_control of an unknown type', mutate: msg(0, { cache_control: { type: 'persistent' } }), code: INVALID, param: 'messages[0].cache_control.type' },
+  { name: 'cache_control with an unknown field', mutate: user([{ type: 'text', text: 'a', cache_control: { type: 'ephemeral', x: 1 } }]), code: INVALID, param: 'messages[0].content[0].cache_control.x' },
   // images
   { name: 'image https', mutate: user([img('https://example.com/a.png', 'high')]) },
   { name: 'image data URL', mutate: user([img('data:image/png;base64,iVBORw0KGgo=')]) },
@@ -76,7 +81,8 @@ const cases: Case[] = [
   { name: 'tool_call_id missing', from: toolBase, mutate: (b) => delete (b.messages as JsonObject[])[3]!.tool_call_id, code: INVALID, param: 'messages[3].tool_call_id' },
   { name: 'tool result before its call', from: toolBase, mutate: (b) => (b.messages as JsonValue[]).splice(2, 0, { role: 'tool', tool_call_id: 'call_1', content: 'x' }), code: INVALID, param: 'messages[2].tool_call_id' },
   { name: 'tool message with parts', from: toolBase, mutate: msg(3, { content: [{ type: 'text', text: 'sunny' }] }) },
-  { name: 'tool message with name', from: toolBase, mutate: msg(3, { name: 'x' }), code: INVALID, param: 'messages[3].name' },
+  { name: 'tool message with name (LangChain sends it)', from: toolBase, mutate: msg(3, { name: 'x' }) },
+  { name: 'tool message with a non-string name', from: toolBase, mutate: msg(3, { name: 1 }), code: INVALID, param: 'messages[3].name' },
   { name: 'assistant reasoning null', from: toolBase, mutate: msg(2, { reasoning: null, reasoning_details: null }) },
   { name: 'assistant reasoning string', from: toolBase, mutate: msg(2, { reasoning: 'thought' }) },
   { name: 'assistant reasoning number', from: toolBase, mutate: msg(2, { reasoning: 1 }), code: INVALID, param: 'messages[2].reasoning' },
