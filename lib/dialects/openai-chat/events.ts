@@ -6,7 +6,9 @@
 //   id and `prompt_filter_results` first: skipped); usage zero until the usage chunk.
 // - Blocks open one at a time, in order: a text block on the first non-empty `content` (or
 //   `refusal`) delta, one tool-call block per `tool_calls[].index` once its id and name are known
-//   (argument fragments that arrive before the id are held for that call only). Opening a block
+//   (argument fragments that arrive before the id are held for that call only). A new id at an
+//   index that already has a call is a new call: upstreams that reuse index 0 for every parallel
+//   call must not have their calls merged (FAILURE-MODES F6). Opening a block
 //   closes the one before; text after a tool call opens a new text block. Reasoning deltas
 //   (`reasoning_content`, `reasoning`) carry no signature and are not turned into thinking blocks.
 // - finish_reason closes the open block; message-delta (stop reason + usage) goes out once both
@@ -14,10 +16,11 @@
 //   message-stop at [DONE] (or at the end of the body, `end()`).
 // - An in-band `{error}` chunk becomes an `error` event.
 // Each event keeps its chunk as `native` (dialect 'openai-chat', event 'chunk' or 'done').
+import { randomUUID } from 'node:crypto';
 import { emptyUsage, type CanonicalEvent, type JsonObject, type NativeFrame, type StopReason, type Usage } from '../../chunks.js';
 import type { UpstreamDecoder } from '../dialect.js';
 import { decodeChatCompletion } from './message.js';
-import { chatFrame, errorFromWire, finishFromWire, indexOf, integrityError, isObject, optionalString, parseObject, usageFromWire } from './wire.js';
+import { chatFrame, errorFromWire, finishFromWire, indexOf, integrityError, isObject, optionalString, parseObject, stopWithCalls, usageFromWire } from './wire.js';
 
 interface ToolSlot {
   /** canonical block index; -1 until the id and the name are known */
@@ -38,7 +41,10 @@ export class ChatStreamDecoder implements UpstreamDecoder {
   private openIndex = -1;
   /** the tool call whose block is open, if the open block is a tool call */
   private openTool: ToolSlot | undefined;
+  /** the current call at each `tool_calls[].index` */
   private readonly tools: ToolSlot[] = [];
+  /** every call, in the order they appeared (an index reused with a new id adds one) */
+  private readonly calls: ToolSlot[] = [];
   /** undefined until a finish_reason arrives */
   private stop: StopReason | undefined;
   private usage: Usage | undefined;
@@ -159,12 +165,14 @@ export class ChatStreamDecoder implements UpstreamDecoder {
 
   private toolCall(call: JsonObject, native: NativeFrame, out: CanonicalEvent[]): void {
     const index = indexOf(call, 'delta.tool_calls[]');
-    const slot = (this.tools[index] ??= { block: -1, id: '', name: '', pending: '', closed: false });
     const id = optionalString(call, 'id', 'delta.tool_calls[]');
-    if (id !== undefined && id !== '') {
-      if (slot.id === '') slot.id = id;
-      else if (slot.id !== id) throw integrityError(`tool call ${index} changed its id from ${slot.id} to ${id}`);
+    let slot = this.tools[index];
+    if (slot === undefined || (id !== undefined && id !== '' && slot.id !== '' && slot.id !== id)) {
+      slot = { block: -1, id: '', name: '', pending: '', closed: false };
+      this.tools[index] = slot;
+      this.calls.push(slot);
     }
+    if (id !== undefined && id !== '' && slot.id === '') slot.id = id;
     const fn = call.function;
     let args = '';
     if (isObject(fn)) {
@@ -205,11 +213,22 @@ export class ChatStreamDecoder implements UpstreamDecoder {
 
   private finish(native: NativeFrame, out: CanonicalEvent[]): void {
     this.closeOpen(native, out);
-    for (let i = 0; i < this.tools.length; i++) {
-      const slot = this.tools[i];
-      if (slot !== undefined && slot.block === -1) throw integrityError(`tool call ${i} ended without ${slot.id === '' ? 'an id' : 'a name'}`);
+    // a named call that never got an id (vLLM, NIM, GLM, Kimi upstreams): it gets one of ours, so the
+    // client can run it and answer it on the next turn (FAILURE-MODES F14)
+    for (const slot of this.calls) {
+      if (slot.block !== -1 || slot.id !== '' || slot.name === '') continue;
+      slot.id = `call_${randomUUID().replaceAll('-', '').slice(0, 24)}`;
+      slot.block = this.nextBlock++;
+      out.push({ type: 'block-start', index: slot.block, block: { kind: 'tool-call', id: slot.id, name: slot.name, input: null }, native });
+      if (slot.pending !== '') out.push({ type: 'tool-input-delta', index: slot.block, json: slot.pending, native });
+      slot.pending = '';
+      out.push({ type: 'block-stop', index: slot.block, native });
     }
-    out.push({ type: 'message-delta', stop: this.stop!, usage: { ...this.usage! }, native });
+    for (let i = 0; i < this.calls.length; i++) {
+      const slot = this.calls[i]!;
+      if (slot.block === -1) throw integrityError(`tool call ${i} ended without ${slot.id === '' ? 'an id' : 'a name'}`);
+    }
+    out.push({ type: 'message-delta', stop: stopWithCalls(this.stop!, this.calls.length), usage: { ...this.usage! }, native });
     this.finished = true;
   }
 }
