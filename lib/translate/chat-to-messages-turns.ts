@@ -21,7 +21,7 @@ import type { JsonObject, JsonValue } from '../chunks.js';
 import { capabilityRejected, invalid } from '../errors.js';
 import { JsonSyntaxError, parseStrict } from '../json/strict-parse.js';
 import { detailToAnthropicBlock } from './reasoning-details.js';
-import { asArray, asString, IMAGE_MEDIA_TYPES, isObject, parseDataUri, TOOL_TEXT_SEPARATOR } from './tables.js';
+import { anthropicToolId, asArray, asString, IMAGE_MEDIA_TYPES, isObject, parseDataUri, TOOL_TEXT_SEPARATOR } from './tables.js';
 
 export interface AnthropicTurns {
   system: JsonObject[];
@@ -160,7 +160,7 @@ function assistantContent(m: JsonObject, path: string): JsonValue | undefined {
     const fn = isObject(c.function) ? c.function : {};
     blocks.push({
       type: 'tool_use',
-      id: asString(c.id) ?? '',
+      id: anthropicToolId(asString(c.id) ?? ''),
       name: asString(fn.name) ?? '',
       input: toolInput(fn.arguments, `${path}.tool_calls[${j}].function.arguments`),
     });
@@ -186,5 +186,5 @@ function toolInput(v: JsonValue | undefined, path: string): JsonObject {
 function toolResult(m: JsonObject): JsonObject {
   const content = m.content;
   const text = typeof content === 'string' ? content : textBlocks(content).map((b) => b.text).join(TOOL_TEXT_SEPARATOR);
-  return { type: 'tool_result', tool_use_id: asString(m.tool_call_id) ?? '', content: text };
+  return { type: 'tool_result', tool_use_id: anthropicToolId(asString(m.tool_call_id) ?? ''), content: text };
 }
