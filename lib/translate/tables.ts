@@ -95,7 +95,25 @@ export function parseDataUri(uri: string): { mediaType: string; data: string } |
   const mediaType = MEDIA_TYPE_ALIASES[raw] ?? raw;
   const data = uri.slice(comma + 1);
   if (data === '') return 'has no image data after the comma';
-  return { mediaType, data };
+  return { mediaType: sniffImageType(data) ?? mediaType, data };
+}
+
+/** Leading base64 characters of each image format Claude takes (the first bytes of the file). */
+const IMAGE_SIGNATURES: readonly (readonly [string, string])[] = [
+  ['/9j/', 'image/jpeg'], // FF D8 FF
+  ['iVBORw0KGgo', 'image/png'], // 89 50 4E 47 0D 0A 1A 0A
+  ['R0lGOD', 'image/gif'], // GIF87a / GIF89a
+];
+
+/**
+ * The image format the bytes say, when they say one: Claude checks the bytes against the declared
+ * type and refuses a mismatch ("the image appears to be a image/jpeg image", FAILURE-MODES F51),
+ * which clients produce often (a screenshot tool labelling every file PNG). WebP: "RIFF....WEBP".
+ */
+export function sniffImageType(base64: string): string | undefined {
+  for (const [prefix, type] of IMAGE_SIGNATURES) if (base64.startsWith(prefix)) return type;
+  if (base64.startsWith('UklGR') && Buffer.from(base64.slice(0, 16), 'base64').subarray(8, 12).toString('latin1') === 'WEBP') return 'image/webp';
+  return undefined;
 }
 
 // ---- fixed texts ----------------------------------------------------------------------------
