@@ -2,10 +2,13 @@
 // maps to one canned answer (status, headers, body as one piece or as timed pieces), so a test can
 // reproduce exactly what a misbehaving provider sent, and the requests it received are kept for
 // assertions. One server and one gateway serve a whole test file.
+import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { baseConfig, startGateway, type RunningGateway } from '../helpers/gateway.js';
+import { ROOT } from '../helpers/paths.js';
 
 export interface Canned {
   status?: number;
@@ -37,6 +40,9 @@ export interface Upstream {
 }
 
 export type Script = Record<string, Canned | ((req: Received) => Canned)>;
+
+/** recorded provider traffic shared by the project (../shared/fixtures/upstream; a copy lives in fixtures/upstream) */
+const SHARED_FIXTURES = join(ROOT, 'fixtures', 'upstream');
 
 export const SSE = { 'content-type': 'text/event-stream' };
 export const JSON_HEAD = { 'content-type': 'application/json' };
@@ -258,4 +264,17 @@ export async function startFm(
     await up.close();
   });
   return { up, gw };
+}
+
+/** A recorded upstream error from the shared fixtures (`errors/<name>.json`: status, headers, body). */
+export function recordedError(name: string): Canned {
+  const rec = JSON.parse(readFileSync(join(SHARED_FIXTURES, 'errors', `${name}.json`), 'utf8')) as { status: number; headers: Record<string, string> | null; body: string };
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  for (const [k, v] of Object.entries(rec.headers ?? {})) if (/^(retry-after|x-should-retry|anthropic-ratelimit-.*|x-ratelimit-.*)$/.test(k)) headers[k] = v;
+  return { status: rec.status, headers, body: rec.body };
+}
+
+/** A recorded upstream stream from the shared fixtures (`<dialect>/<name>.sse`). */
+export function recordedStream(path: string): string {
+  return readFileSync(join(SHARED_FIXTURES, path), 'utf8');
 }
