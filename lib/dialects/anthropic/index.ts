@@ -4,7 +4,7 @@
 import type { GatewayError } from '../../errors.js';
 import type { Dialect, UpstreamDecoder } from '../dialect.js';
 import { anthropicJsonEncode } from './encode-json.js';
-import { AnthropicSseEncoder } from './encode-sse.js';
+import { ANTHROPIC_KEEPALIVE, AnthropicSseEncoder } from './encode-sse.js';
 import { anthropicErrorBody } from './errors.js';
 import { decodeAnthropicSse } from './events.js';
 import { messagesGatewayInfo } from './gateway.js';
@@ -29,6 +29,7 @@ export const anthropic = {
   validate: (body, ctx, opts) => validateMessagesRequest(body, ctx.anthropic!, { betas: ctx.anthropic!.betas, countTokens: opts?.countTokens ?? false }),
   upstream: { api: 'messages', encodeRequest: anthropicNative },
   decoder: () => decoder,
+  keepalive: ANTHROPIC_KEEPALIVE,
   sseEncoder: (opts) => new AnthropicSseEncoder({ gateway: messagesGatewayInfo(opts.input), clientModel: opts.clientModel, requestId: opts.requestId }),
   jsonEncoder: (input, opts) => anthropicJsonEncode(input, { gatewayInfo: messagesGatewayInfo, ...opts }),
   errorEnvelope: (err, requestId) => ({ status: anthropicStatus(err), body: anthropicErrorBody(err, requestId) }),
