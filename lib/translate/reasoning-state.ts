@@ -31,6 +31,19 @@ export interface ReasoningState {
   summaryLengths: number[];
 }
 
+/**
+ * The signature of a thinking block made from a Chat upstream's `reasoning_content` (DeepSeek,
+ * Kimi, vLLM reasoning parsers): nothing signed it, and nothing but the Chat model that wrote it
+ * needs it back: translated to a Chat deployment it travels as `reasoning_content` on the assistant
+ * message (those upstreams refuse a tool-call turn without it, FAILURE-MODES F23); Claude never gets
+ * it (F21). A Messages client keeps it as an ordinary thinking block (F27).
+ */
+export const CHAT_REASONING_SIGNATURE = 'oai-reasoning-content';
+
+export function isChatReasoningSignature(signature: JsonValue | undefined): boolean {
+  return signature === CHAT_REASONING_SIGNATURE;
+}
+
 export function isResponsesSignature(signature: JsonValue | undefined): boolean {
   return typeof signature === 'string' && signature.startsWith(REASONING_SIGNATURE_PREFIX);
 }

@@ -94,7 +94,7 @@ t.test('failure modes §3', async (t) => {
     t.notOk(blocks.some((b) => b.type === 'thinking'), 'no thinking block sent to Claude for reasoning it did not sign');
   });
 
-  t.test('F23 thinking held by a Messages client is replayed as reasoning_content to a Chat upstream', { todo: 'reasoning_content from a Chat upstream is not turned into thinking blocks yet (lib/dialects/openai-chat/events.ts drops it): see the #17 report' }, async (t) => {
+  t.test('F23 thinking held by a Messages client is replayed as reasoning_content to a Chat upstream', async (t) => {
     const m = await send(gw, 'messages', { model: modelId('c-reasoning'), max_tokens: 2000, stream: true, messages: [{ role: 'user', content: 'go' }], tools: TOOLS_MSG });
     checkMessagesStream(t, m);
     const blocks = accumulateMessages(m).blocks;
@@ -110,6 +110,18 @@ t.test('failure modes §3', async (t) => {
     });
     const sent = lastBody('c-echo').messages[1];
     t.equal(sent.reasoning_content, 'Thinking it over.', 'assistant tool-call message carries reasoning_content');
+  });
+
+  t.test('F21 a Messages client switching to Claude mid-session: thinking the gateway made from reasoning_content is not sent to Claude', { todo: 'the native Messages path forwards history unchanged (decisions §4); gateway-made signatures (reasoning_content, Responses state) would need dropping there: see the #17 report' }, async (t) => {
+    const m = await send(gw, 'messages', { model: modelId('c-reasoning'), max_tokens: 2000, stream: true, messages: [{ role: 'user', content: 'go' }], tools: TOOLS_MSG });
+    const blocks = accumulateMessages(m).blocks;
+    await send(gw, 'messages', {
+      model: modelId('a-echo'),
+      max_tokens: 2000,
+      messages: [{ role: 'user', content: 'go' }, { role: 'assistant', content: blocks }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: blocks.find((b) => b.type === 'tool_use').id, content: 'a.txt' }] }],
+      tools: TOOLS_MSG,
+    });
+    t.notOk(lastBody('a-echo').messages[1].content.some((b: any) => b.type === 'thinking'), 'no unverifiable thinking block reaches Claude');
   });
 
   t.test('F24 Gemini thought signatures on Chat tool calls reach the client and come back', { todo: 'tool_calls[].extra_content is not carried through the canonical events (and the Chat validator refuses it on input): see the #17 report' }, async (t) => {
@@ -136,7 +148,7 @@ t.test('failure modes §3', async (t) => {
     const acc = accumulateChat(c);
     t.notMatch(acc.content, /<think>|I should list/, 'not in content');
     t.ok(acc.chunks.some((ch) => typeof ch.choices[0]?.delta?.reasoning === 'string' || ch.choices[0]?.delta?.reasoning_details), 'in reasoning / reasoning_details');
-    t.test('F27 Messages: reasoning_content → thinking block', { todo: 'reasoning_content from a Chat upstream is not turned into thinking blocks yet (lib/dialects/openai-chat/events.ts drops it): see the #17 report' }, async (t) => {
+    t.test('F27 Messages: reasoning_content → thinking block', async (t) => {
       const m = await send(gw, 'messages', { model: modelId('c-reasoning'), max_tokens: 2000, stream: true, messages: [{ role: 'user', content: 'go' }], tools: TOOLS_MSG });
       t.match(accumulateMessages(m).blocks[0], { type: 'thinking', thinking: 'Thinking it over.' });
     });

@@ -10,7 +10,9 @@
 //   index that already has a call is a new call: upstreams that reuse index 0 for every parallel
 //   call must not have their calls merged (FAILURE-MODES F6). Opening a block
 //   closes the one before; text after a tool call opens a new text block. Reasoning deltas
-//   (`reasoning_content`, `reasoning`) carry no signature and are not turned into thinking blocks.
+//   (`reasoning_content`, or a string `reasoning`) open a thinking block signed with
+//   CHAT_REASONING_SIGNATURE (lib/translate/reasoning-state.ts): unsigned by the model, replayed
+//   only to Chat deployments as `reasoning_content` (FAILURE-MODES F23, F27).
 // - finish_reason closes the open block; message-delta (stop reason + usage) goes out once both
 //   the finish_reason and the usage chunk (which comes after it) are known, or at [DONE];
 //   message-stop at [DONE] (or at the end of the body, `end()`).
@@ -19,6 +21,7 @@
 import { randomUUID } from 'node:crypto';
 import { emptyUsage, type CanonicalEvent, type JsonObject, type NativeFrame, type StopReason, type Usage } from '../../chunks.js';
 import type { UpstreamDecoder } from '../dialect.js';
+import { CHAT_REASONING_SIGNATURE } from '../../translate/reasoning-state.js';
 import { decodeChatCompletion } from './message.js';
 import { chatFrame, errorFromWire, finishFromWire, indexOf, integrityError, isObject, optionalString, parseObject, stopWithCalls, usageFromWire } from './wire.js';
 
@@ -41,6 +44,8 @@ export class ChatStreamDecoder implements UpstreamDecoder {
   private openIndex = -1;
   /** the tool call whose block is open, if the open block is a tool call */
   private openTool: ToolSlot | undefined;
+  /** the open block is a thinking block (reasoning_content) */
+  private openThinking = false;
   /** the current call at each `tool_calls[].index` */
   private readonly tools: ToolSlot[] = [];
   /** every call, in the order they appeared (an index reused with a new id adds one) */
@@ -131,7 +136,9 @@ export class ChatStreamDecoder implements UpstreamDecoder {
     if (isObject(delta)) {
       const content = optionalString(delta, 'content', 'delta');
       const refusal = optionalString(delta, 'refusal', 'delta');
+      const reasoning = typeof delta.reasoning_content === 'string' ? delta.reasoning_content : typeof delta.reasoning === 'string' ? delta.reasoning : '';
       const calls = delta.tool_calls;
+      if (reasoning !== '' && this.stop === undefined) this.thinking(reasoning, native, out);
       const hasText = (content !== undefined && content !== '') || (refusal !== undefined && refusal !== '');
       const hasCalls = calls !== undefined && calls !== null;
       if ((hasText || hasCalls) && this.stop !== undefined) throw integrityError('content arrived after finish_reason');
@@ -154,8 +161,18 @@ export class ChatStreamDecoder implements UpstreamDecoder {
     }
   }
 
+  private thinking(text: string, native: NativeFrame, out: CanonicalEvent[]): void {
+    if (!this.openThinking) {
+      this.closeOpen(native, out);
+      this.openIndex = this.nextBlock++;
+      this.openThinking = true;
+      out.push({ type: 'block-start', index: this.openIndex, block: { kind: 'thinking', thinking: '', signature: '' }, native });
+    }
+    out.push({ type: 'thinking-delta', index: this.openIndex, text, native });
+  }
+
   private text(text: string, native: NativeFrame, out: CanonicalEvent[]): void {
-    if (this.openIndex === -1 || this.openTool !== undefined) {
+    if (this.openIndex === -1 || this.openTool !== undefined || this.openThinking) {
       this.closeOpen(native, out);
       this.openIndex = this.nextBlock++;
       out.push({ type: 'block-start', index: this.openIndex, block: { kind: 'text', text: '' }, native });
@@ -205,6 +222,8 @@ export class ChatStreamDecoder implements UpstreamDecoder {
 
   private closeOpen(native: NativeFrame, out: CanonicalEvent[]): void {
     if (this.openIndex === -1) return;
+    if (this.openThinking) out.push({ type: 'signature-delta', index: this.openIndex, signature: CHAT_REASONING_SIGNATURE, native });
+    this.openThinking = false;
     out.push({ type: 'block-stop', index: this.openIndex, native });
     if (this.openTool !== undefined) this.openTool.closed = true;
     this.openIndex = -1;

@@ -4,6 +4,7 @@
 // the stop reason and usage, message-stop. Every event carries the whole body as its native frame.
 import { randomUUID } from 'node:crypto';
 import { emptyUsage, type CanonicalEvent, type JsonObject, type JsonValue, type StopReason } from '../../chunks.js';
+import { CHAT_REASONING_SIGNATURE } from '../../translate/reasoning-state.js';
 import { chatFrame, finishFromWire, integrityError, isObject, optionalString, parseObject, stopWithCalls, usageFromWire } from './wire.js';
 
 function requiredString(obj: JsonObject, key: string, where: string): string {
@@ -37,6 +38,12 @@ export function decodeChatCompletion(body: string): CanonicalEvent[] {
     { type: 'message-start', id, model, usage: emptyUsage(), native },
   ];
   let index = 0;
+  // a reasoning model's thinking (DeepSeek, Kimi, vLLM): a thinking block of the gateway's (events.ts)
+  const reasoning = typeof message.reasoning_content === 'string' ? message.reasoning_content : typeof message.reasoning === 'string' ? message.reasoning : '';
+  if (reasoning !== '') {
+    events.push({ type: 'block-start', index, block: { kind: 'thinking', thinking: reasoning, signature: CHAT_REASONING_SIGNATURE }, native }, { type: 'block-stop', index, native });
+    index++;
+  }
   const text = (optionalString(message, 'content', 'message') ?? '') + (optionalString(message, 'refusal', 'message') ?? '');
   if (text !== '') {
     events.push({ type: 'block-start', index, block: { kind: 'text', text }, native }, { type: 'block-stop', index, native });
