@@ -124,14 +124,16 @@ export function reasoningInputItem(thinking: string, signature: string): JsonObj
 }
 
 /**
- * Messages `messages` without the thinking blocks that carry Responses state (for paths that send
- * the conversation to Anthropic); a turn left empty is dropped. The same array is returned when
+ * Messages `messages` without the thinking blocks the gateway made for other models (Responses
+ * state, a Chat upstream's reasoning_content) — for paths that send the conversation to Anthropic,
+ * which would refuse their signatures on every later turn of a session that switched models
+ * (FAILURE-MODES F21); a turn left empty is dropped. The same array is returned when
  * there is nothing to drop.
  */
 export function withoutResponsesThinking(messages: JsonValue): JsonValue {
   if (!Array.isArray(messages)) return messages;
   const foreign = (b: JsonValue): boolean =>
-    typeof b === 'object' && b !== null && !Array.isArray(b) && b.type === 'thinking' && isResponsesSignature(b.signature);
+    typeof b === 'object' && b !== null && !Array.isArray(b) && b.type === 'thinking' && (isResponsesSignature(b.signature) || isChatReasoningSignature(b.signature));
   let changed = false;
   const out: JsonValue[] = [];
   for (const m of messages) {

@@ -112,7 +112,7 @@ t.test('failure modes §3', async (t) => {
     t.equal(sent.reasoning_content, 'Thinking it over.', 'assistant tool-call message carries reasoning_content');
   });
 
-  t.test('F21 a Messages client switching to Claude mid-session: thinking the gateway made from reasoning_content is not sent to Claude', { todo: 'the native Messages path forwards history unchanged (decisions §4); gateway-made signatures (reasoning_content, Responses state) would need dropping there: see the #17 report' }, async (t) => {
+  t.test('F21 a Messages client switching to Claude mid-session: thinking the gateway made from reasoning_content is not sent to Claude', async (t) => {
     const m = await send(gw, 'messages', { model: modelId('c-reasoning'), max_tokens: 2000, stream: true, messages: [{ role: 'user', content: 'go' }], tools: TOOLS_MSG });
     const blocks = accumulateMessages(m).blocks;
     await send(gw, 'messages', {
