@@ -5,6 +5,7 @@
 // `cache_control` (automatic caching: the breakpoint sits on the last cacheable block, and the next
 // turn finds the previous one by itself). Written as the first key of the JSON the translator
 // produced, so the body stays the translator's bytes otherwise (and byte-stable across turns).
+// Only when the body has no breakpoint of its own.
 import type { RequestEncoder } from '../dialects/dialect.js';
 
 const CACHE_CONTROL = '"cache_control":{"type":"ephemeral"},';
@@ -14,6 +15,9 @@ export function withCacheBreakpoint(encoder: RequestEncoder): RequestEncoder {
   return (routed, deployment) => {
     const call = encoder(routed, deployment);
     const body = typeof call.body === 'string' ? call.body : call.body.toString('utf8');
-    return body.startsWith('{') ? { ...call, body: '{' + CACHE_CONTROL + body.slice(1) } : call;
+    // a client that placed breakpoints of its own (OpenCode sends cache_control on Chat messages)
+    // keeps exactly those: Anthropic takes at most four, the automatic one counting as one
+    if (!body.startsWith('{') || body.includes('"cache_control"')) return call;
+    return { ...call, body: '{' + CACHE_CONTROL + body.slice(1) };
   };
 }
