@@ -112,6 +112,10 @@ export class Catalog {
       const hit = this.byName.get(`${undated[1]}.${undated[2]}`);
       if (hit) return { model: hit.model, via: 'undated' };
     }
+    // Claude Code's context-window suffix (`claude-opus-4-8[1m]`, sent by its warm-up and some
+    // follow-up calls, FAILURE-MODES F67) names the same model
+    const suffixed = /^(.+)\[[0-9a-z]+\]$/i.exec(value);
+    if (suffixed) return this.resolve(suffixed[1]!);
     return null;
   }
 

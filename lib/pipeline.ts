@@ -11,7 +11,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestContext } from './context.js';
 import { GatewayError } from './errors.js';
-import { renderError } from './dialects/index.js';
+import { keepaliveFrames, renderError } from './dialects/index.js';
 import type { ChainNote, Outcome } from './notes.js';
 import { fuseStages } from './fused-chain.js';
 import type { Stage, StageFactory, Values } from './stage.js';
@@ -100,7 +100,7 @@ export async function runPipeline<O extends string | Buffer | ChainNote>(ctx: Re
   // calls a provider, so this never cuts a response)
   const limits = ctx.config.connections;
   const stopClock = watchBody(req, limits, (late) => body.fail(errors.bodyTooSlow(late.received, late.elapsedMs, limits.bodyGraceMs, limits.bodyMinBytesPerSecond)));
-  const sink = new ResponseSink(ctx, res, ctx.config.pingIntervalMs);
+  const sink = new ResponseSink(ctx, res, ctx.config.pingIntervalMs, keepaliveFrames[ctx.dialect] ?? null);
   const fused = fuseStages<string | Buffer>(stages, ctx, sink.note)(body);
   // an abort (client gone, shutdown) ends a wait for more request body at once
   const onAbort = (): void => body.fail(ctx.signal.reason);

@@ -53,6 +53,13 @@ export class ChunkReader extends ChunkQueue {
   }
 }
 
+/** The content headers of every streaming (SSE) answer. */
+export const SSE_HEADERS = {
+  'content-type': 'text/event-stream; charset=utf-8',
+  'cache-control': 'no-cache',
+  'x-accel-buffering': 'no',
+} as const;
+
 /**
  * Writes a chain's output to the response, and alone writes its head: status and headers before the
  * first byte, from what the chain's notes said (`note`): the headers every answer carries, the
@@ -62,6 +69,12 @@ export class ChunkReader extends ChunkQueue {
  * a promise only when the socket asked the writer to wait (backpressure); it resolves on 'drain' or
  * when the response closes. While the provider is silent, one timer per streaming response writes
  * the dialect's keep-alive frame every `pingMs`.
+ *
+ * A streaming request also gets keep-alives before any provider answered (FAILURE-MODES F73: idle
+ * proxies cut a silent connection at 30-100 s, and a long prompt or long thinking keeps a provider
+ * silent that long). The head is held while a provider may still fail, so that a failure is still
+ * an HTTP status and failover stays invisible (F62); only after `pingMs` of silence (15 s by default)
+ * does the writer commit to 200 and the event stream, and later failures go in-band.
  */
 export class ResponseSink {
   /** the response headers so far (the writer's own object: notes' headers are copied in) */
@@ -74,6 +87,8 @@ export class ResponseSink {
   /** a deployment answered (its `upstream` note): provider inference may have begun */
   providerWork = false;
   private timer: NodeJS.Timeout | null = null;
+  /** the keep-alive timer armed before any provider answered (streaming requests) */
+  private early: NodeJS.Timeout | null = null;
   private lastWrite = 0;
   /** the pieces of a whole-document answer, sent by `end` */
   private held: (string | Buffer)[] | null = null;
@@ -82,6 +97,8 @@ export class ResponseSink {
     private readonly ctx: RequestContext,
     private readonly res: ServerResponse,
     private readonly pingMs: number,
+    /** the client dialect's keep-alive frame for a stream not yet answered; null: none */
+    private readonly earlyKeepalive: string | null = null,
   ) {
     copyInto(this.headers, ctx.responseHeaders);
   }
@@ -94,6 +111,11 @@ export class ResponseSink {
         break;
       case 'upstream':
         this.providerWork = n.upstream !== null;
+        break;
+      case 'routed':
+        if (n.routed.request.stream && this.earlyKeepalive !== null && !this.sent && this.early === null) {
+          this.early = setTimeout(this.earlyPing, this.pingMs);
+        }
         break;
       case 'head':
         this.status = n.status;
@@ -117,7 +139,24 @@ export class ResponseSink {
     return { status: this.status };
   }
 
+  /** still silent after `pingMs`: commit to a streaming 200 and keep the connection alive */
+  private readonly earlyPing = (): void => {
+    this.early = null;
+    const res = this.res;
+    if (this.sent || this.whole || res.destroyed || res.writableEnded || this.earlyKeepalive === null) return;
+    copyInto(this.headers, SSE_HEADERS);
+    this.keepalive = this.earlyKeepalive;
+    this.head();
+    res.write(this.keepalive);
+    this.lastWrite = Date.now();
+    if (this.timer === null) this.timer = setTimeout(this.ping, this.pingMs);
+  };
+
   private head(): void {
+    if (this.early !== null) {
+      clearTimeout(this.early);
+      this.early = null;
+    }
     if (this.sent) return;
     this.res.writeHead(this.status, this.headers);
     this.sent = true;
@@ -178,6 +217,8 @@ export class ResponseSink {
   stopTimer(): void {
     if (this.timer !== null) clearTimeout(this.timer);
     this.timer = null;
+    if (this.early !== null) clearTimeout(this.early);
+    this.early = null;
   }
 }
 

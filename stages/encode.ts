@@ -8,14 +8,11 @@ import { jsonEncoders } from '../lib/dialects/index.js';
 import type { EncoderState } from '../lib/encoder-input.js';
 import { errors } from '../lib/errors/index.js';
 import type { HeadNote } from '../lib/notes.js';
+import { SSE_HEADERS } from '../lib/request-io.js';
 import type { Stage, StageFactory, StageOutput } from '../lib/stage.js';
 import { encoderState, sseEncode, type SseEncodeStage } from './sse-encode.js';
 
-export const SSE_HEADERS = {
-  'content-type': 'text/event-stream; charset=utf-8',
-  'cache-control': 'no-cache',
-  'x-accel-buffering': 'no',
-} as const;
+export { SSE_HEADERS };
 
 const JSON_HEADERS = { 'content-type': 'application/json' } as const;
 

@@ -121,6 +121,8 @@ export type ConversationReader = (req: CanonicalRequest, limits: ConversationLim
 
 export interface Dialect {
   readonly name: DialectName;
+  /** the frame that keeps a streaming answer alive while no upstream has answered yet (text dialects) */
+  readonly keepalive?: string;
   /** the client request validator; absent where the dialect's own stages validate (multipart audio) */
   readonly validate?: ClientValidator;
   /** where the dialect is an upstream: the deployment API it is served by, and the native encoder */

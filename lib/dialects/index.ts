@@ -52,6 +52,8 @@ function byDialect<T>(pick: (d: Dialect) => T): Record<DialectName, T> {
 
 /** Upstream decoders (provider-decode): undefined where the dialect has no generic decoder. */
 export const upstreamDecoders: Record<DialectName, UpstreamDecoderFactory | undefined> = byDialect((d) => d.decoder);
+/** The keep-alive frame of each text dialect, written before any upstream answered (lib/request-io.ts). */
+export const keepaliveFrames: Record<DialectName, string | undefined> = byDialect((d) => d.keepalive);
 /** Client SSE encoders (sse-encode). */
 export const sseEncoders: Record<DialectName, SseEncoderFactory | undefined> = byDialect((d) => d.sseEncoder);
 /** Client non-streaming JSON encoders (encode). */

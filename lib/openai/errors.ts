@@ -1,6 +1,7 @@
 // OpenAI-style error envelope `{error: {code, message, param?}}` used by Chat Completions,
 // Responses, transcriptions and the model list without `anthropic-version`.
 import type { ErrorCode, GatewayError } from '../errors.js';
+import { isContextOverflow } from '../errors/context-overflow.js';
 
 interface OpenAiMapping {
   code: string;
@@ -71,6 +72,8 @@ function upstreamMapping(status: number): Required<OpenAiMapping> {
 }
 
 export function openAiError(err: GatewayError): { status: number; code: string; message: string; param?: string } {
+  // a provider's context overflow, in any provider's words: the code OpenCode and Codex compact on (F57)
+  if (err.code === 'GW_ERR_UPSTREAM' && isContextOverflow(err.upstream)) return { status: 400, code: 'context_length_exceeded', message: err.message };
   const mapping: OpenAiMapping = err.code === 'GW_ERR_UPSTREAM' ? upstreamMapping(err.status) : openAiErrorCodes[err.code];
   const status = mapping.status ?? err.status;
   const code = mapping.code;

@@ -5,6 +5,9 @@
 // around the same callbacks for every call; on the gateway's hot path that cost more than the HTTP
 // parsing itself.
 import type { IncomingHttpHeaders } from 'node:http';
+import type { Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import { util, type Dispatcher } from 'undici';
 import { ChunkQueue } from '../chunk-queue.js';
 
@@ -101,5 +104,28 @@ export function dispatchCall(dispatcher: Dispatcher, opts: Dispatcher.DispatchOp
   const call = new UpstreamCall(signal);
   if (signal.aborted) call.onError(abortError(signal.reason));
   else dispatcher.dispatch(opts, call as unknown as Dispatcher.DispatchHandler);
-  return call.response;
+  return call.response.then(decoded);
+}
+
+const DECODERS: Readonly<Record<string, () => Transform>> = {
+  gzip: createGunzip,
+  'x-gzip': createGunzip,
+  deflate: createInflate,
+  br: createBrotliDecompress,
+};
+
+/**
+ * The gateway asks for no compression, but a provider or a proxy in front of it may compress anyway.
+ * Its body is decoded here and `content-encoding` dropped with it: passed on compressed, or
+ * decoded with the header kept, a client fails ("Decompression error: ZlibError"), and an error
+ * body is read as binary noise (FAILURE-MODES F74). An uncompressed answer is returned as is.
+ */
+function decoded(res: UpstreamResponse): UpstreamResponse {
+  const encoding = res.headers['content-encoding'];
+  const make = typeof encoding === 'string' ? DECODERS[encoding.trim().toLowerCase()] : undefined;
+  if (make === undefined) return res;
+  const inflater = make();
+  pipeline(res.body, inflater).catch(() => undefined); // a failure surfaces on the reader's side
+  const { 'content-encoding': _encoding, 'content-length': _length, ...headers } = res.headers;
+  return { statusCode: res.statusCode, headers, body: inflater[Symbol.asyncIterator]() as AsyncIterableIterator<Buffer> };
 }

@@ -52,7 +52,9 @@ function intParam(ctx: RequestContext, name: string, min: number, max: number): 
 export function listModels(ctx: RequestContext, res: ServerResponse): void {
   const anthropic = ctx.dialect === 'anthropic';
   for (const name of ctx.query.keys()) {
-    if (!['limit', 'after_id', 'before_id'].includes(name)) {
+    // Codex asks `<base_url>/models?client_version=<its version>` (FAILURE-MODES F69): accepted and
+    // ignored, so it gets the list rather than a 400 (it then keeps its bundled catalog)
+    if (!['limit', 'after_id', 'before_id', 'client_version'].includes(name)) {
       throw errors.modelsQueryUnknown(name);
     }
   }

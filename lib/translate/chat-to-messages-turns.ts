@@ -25,7 +25,7 @@ import type { JsonObject, JsonValue } from '../chunks.js';
 import { capabilityRejected, invalid } from '../errors.js';
 import { JsonSyntaxError, parseStrict } from '../json/strict-parse.js';
 import { detailToAnthropicBlock } from './reasoning-details.js';
-import { asArray, asString, IMAGE_MEDIA_TYPES, isObject, parseDataUri, TOOL_TEXT_SEPARATOR } from './tables.js';
+import { anthropicToolId, asArray, asString, IMAGE_MEDIA_TYPES, isObject, parseDataUri, TOOL_TEXT_SEPARATOR } from './tables.js';
 
 export interface AnthropicTurns {
   system: JsonObject[];
@@ -191,7 +191,7 @@ function assistantContent(m: JsonObject, path: string): JsonValue | undefined {
     const c = calls[j];
     if (!isObject(c)) continue;
     const fn = isObject(c.function) ? c.function : {};
-    const use = { type: 'tool_use', id: asString(c.id) ?? '', name: asString(fn.name) ?? '', input: toolInput(fn.arguments, `${path}.tool_calls[${j}].function.arguments`) };
+    const use = { type: 'tool_use', id: anthropicToolId(asString(c.id) ?? ''), name: asString(fn.name) ?? '', input: toolInput(fn.arguments, `${path}.tool_calls[${j}].function.arguments`) };
     blocks.push(marked(use, c.cache_control));
   }
   return blocks.length > 0 ? blocks : undefined;
@@ -218,5 +218,5 @@ function toolResult(m: JsonObject): JsonObject {
   const blocks = typeof content === 'string' ? [] : textBlocks(content);
   const text = typeof content === 'string' ? content : blocks.map((b) => b.text).join(TOOL_TEXT_SEPARATOR);
   const cc = given(m.cache_control) ? m.cache_control : blocks.at(-1)?.cache_control;
-  return marked({ type: 'tool_result', tool_use_id: asString(m.tool_call_id) ?? '', content: text }, cc);
+  return marked({ type: 'tool_result', tool_use_id: anthropicToolId(asString(m.tool_call_id) ?? ''), content: text }, cc);
 }

@@ -13,11 +13,14 @@
 //   so images inside a result move into the user message that follows the tool messages, behind a
 //   text part naming the tool call ("Images returned by tool call <id>:").
 // - Assistant `thinking` / `redacted_thinking` blocks are dropped: their signatures can only be
-//   verified by the Anthropic model that wrote them. Server-tool blocks (server_tool_use,
+//   verified by the Anthropic model that wrote them. The exception is thinking the gateway made from
+//   a Chat upstream's `reasoning_content` (CHAT_REASONING_SIGNATURE): it goes back as the assistant
+//   message's `reasoning_content`, which thinking-mode Chat models require on tool-call turns. Server-tool blocks (server_tool_use,
 //   mcp_tool_use and their results) are dropped: their tools cannot run on a Chat deployment. An
 //   assistant turn left with nothing is dropped. Citations on text are dropped.
 // - `cache_control` anywhere is dropped.
 import type { JsonObject, JsonValue } from '../chunks.js';
+import { isChatReasoningSignature } from './reasoning-state.js';
 import {
   asArray, asString, isObject, toDataUri, toolImagesNote, toolResultContent,
 } from './tables.js';
@@ -107,9 +110,11 @@ function assistantTurn(content: JsonValue | undefined): JsonObject | undefined {
   if (typeof content === 'string') return { role: 'assistant', content };
   const texts: JsonObject[] = [];
   const calls: JsonObject[] = [];
+  let reasoning = '';
   for (const b of asArray(content)) {
     if (!isObject(b)) continue;
-    if (b.type === 'text') texts.push(textPart(asString(b.text) ?? ''));
+    if (b.type === 'thinking' && isChatReasoningSignature(b.signature)) reasoning += asString(b.thinking) ?? '';
+    else if (b.type === 'text') texts.push(textPart(asString(b.text) ?? ''));
     else if (b.type === 'tool_use') {
       const input = b.input === undefined ? {} : b.input;
       calls.push({
@@ -122,6 +127,7 @@ function assistantTurn(content: JsonValue | undefined): JsonObject | undefined {
   }
   if (texts.length === 0 && calls.length === 0) return undefined;
   const turn: JsonObject = { role: 'assistant', content: texts.length > 0 ? partsContent(texts) : null };
+  if (reasoning !== '') turn.reasoning_content = reasoning;
   if (calls.length > 0) turn.tool_calls = calls;
   return turn;
 }

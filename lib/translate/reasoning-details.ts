@@ -4,7 +4,7 @@
 // the signature still verifies at the model that produced it. (The entry shape follows the
 // `reasoning_details` convention OpenRouter uses, so existing chat clients already pass it through.)
 import type { JsonObject } from '../chunks.js';
-import { isResponsesSignature } from './reasoning-state.js';
+import { isChatReasoningSignature, isResponsesSignature } from './reasoning-state.js';
 
 /** the `format` tag of entries that carry Anthropic thinking */
 export const ANTHROPIC_REASONING_FORMAT = 'anthropic-claude-v1';
@@ -43,7 +43,7 @@ export function redactedDetail(data: string, index: number): ReasoningEncryptedD
  */
 export function detailToAnthropicBlock(detail: JsonObject): JsonObject | null | 'skip' {
   if (detail.format !== ANTHROPIC_REASONING_FORMAT) return 'skip';
-  if (isResponsesSignature(detail.signature)) return 'skip';
+  if (isResponsesSignature(detail.signature) || isChatReasoningSignature(detail.signature)) return 'skip';
   if (detail.type === 'reasoning.text' && typeof detail.text === 'string' && typeof detail.signature === 'string') {
     return { type: 'thinking', thinking: detail.text, signature: detail.signature };
   }

@@ -31,6 +31,19 @@ export interface ReasoningState {
   summaryLengths: number[];
 }
 
+/**
+ * The signature of a thinking block made from a Chat upstream's `reasoning_content` (DeepSeek,
+ * Kimi, vLLM reasoning parsers): nothing signed it, and nothing but the Chat model that wrote it
+ * needs it back: translated to a Chat deployment it travels as `reasoning_content` on the assistant
+ * message (those upstreams refuse a tool-call turn without it, FAILURE-MODES F23); Claude never gets
+ * it (F21). A Messages client keeps it as an ordinary thinking block (F27).
+ */
+export const CHAT_REASONING_SIGNATURE = 'oai-reasoning-content';
+
+export function isChatReasoningSignature(signature: JsonValue | undefined): boolean {
+  return signature === CHAT_REASONING_SIGNATURE;
+}
+
 export function isResponsesSignature(signature: JsonValue | undefined): boolean {
   return typeof signature === 'string' && signature.startsWith(REASONING_SIGNATURE_PREFIX);
 }
@@ -111,14 +124,16 @@ export function reasoningInputItem(thinking: string, signature: string): JsonObj
 }
 
 /**
- * Messages `messages` without the thinking blocks that carry Responses state (for paths that send
- * the conversation to Anthropic); a turn left empty is dropped. The same array is returned when
+ * Messages `messages` without the thinking blocks the gateway made for other models (Responses
+ * state, a Chat upstream's reasoning_content) — for paths that send the conversation to Anthropic,
+ * which would refuse their signatures on every later turn of a session that switched models
+ * (FAILURE-MODES F21); a turn left empty is dropped. The same array is returned when
  * there is nothing to drop.
  */
 export function withoutResponsesThinking(messages: JsonValue): JsonValue {
   if (!Array.isArray(messages)) return messages;
   const foreign = (b: JsonValue): boolean =>
-    typeof b === 'object' && b !== null && !Array.isArray(b) && b.type === 'thinking' && isResponsesSignature(b.signature);
+    typeof b === 'object' && b !== null && !Array.isArray(b) && b.type === 'thinking' && (isResponsesSignature(b.signature) || isChatReasoningSignature(b.signature));
   let changed = false;
   const out: JsonValue[] = [];
   for (const m of messages) {

@@ -95,7 +95,25 @@ export function parseDataUri(uri: string): { mediaType: string; data: string } |
   const mediaType = MEDIA_TYPE_ALIASES[raw] ?? raw;
   const data = uri.slice(comma + 1);
   if (data === '') return 'has no image data after the comma';
-  return { mediaType, data };
+  return { mediaType: sniffImageType(data) ?? mediaType, data };
+}
+
+/** Leading base64 characters of each image format Claude takes (the first bytes of the file). */
+const IMAGE_SIGNATURES: readonly (readonly [string, string])[] = [
+  ['/9j/', 'image/jpeg'], // FF D8 FF
+  ['iVBORw0KGgo', 'image/png'], // 89 50 4E 47 0D 0A 1A 0A
+  ['R0lGOD', 'image/gif'], // GIF87a / GIF89a
+];
+
+/**
+ * The image format the bytes say, when they say one: Claude checks the bytes against the declared
+ * type and refuses a mismatch ("the image appears to be a image/jpeg image", FAILURE-MODES F51),
+ * which clients produce often (a screenshot tool labelling every file PNG). WebP: "RIFF....WEBP".
+ */
+export function sniffImageType(base64: string): string | undefined {
+  for (const [prefix, type] of IMAGE_SIGNATURES) if (base64.startsWith(prefix)) return type;
+  if (base64.startsWith('UklGR') && Buffer.from(base64.slice(0, 16), 'base64').subarray(8, 12).toString('latin1') === 'WEBP') return 'image/webp';
+  return undefined;
 }
 
 // ---- fixed texts ----------------------------------------------------------------------------
@@ -139,6 +157,9 @@ export function toolImagesNote(toolUseId: string): string {
   return `Images returned by tool call ${toolUseId}:`;
 }
 
+/** the longest function name OpenAI's Chat Completions and Responses APIs accept */
+export const OPENAI_TOOL_NAME_MAX = 64;
+
 /** A Messages custom tool as a plain function: what every OpenAI-style API declares. */
 export interface FunctionSpec {
   name: string;
@@ -162,12 +183,39 @@ export function messagesFunctionTools(v: JsonValue | undefined, modelId: string)
         `"${String(t.type)}" is an Anthropic server tool; the served model ${modelId} cannot run it. ` + 'Remove the tool or pin a Claude model.',
       );
     }
+    const name = typeof t.name === 'string' ? t.name : '';
+    // Anthropic takes names up to 128 characters, OpenAI-style APIs up to 64: Claude Code's MCP tool
+    // names often fall between (FAILURE-MODES F38). Refused here, at its path, rather than as the
+    // upstream's 400 on every turn.
+    if (name.length > OPENAI_TOOL_NAME_MAX) {
+      throw capabilityRejected(
+        `tools[${i}].name`,
+        `is ${name.length} characters; the served model ${modelId} takes tool names of at most ${OPENAI_TOOL_NAME_MAX}. Shorten the name or pin a Claude model.`,
+      );
+    }
     const spec: FunctionSpec = {
-      name: typeof t.name === 'string' ? t.name : '',
-      parameters: typeof t.input_schema === 'object' && t.input_schema !== null && !Array.isArray(t.input_schema) ? t.input_schema : { type: 'object', properties: {} },
+      name,
+      parameters: typeof t.input_schema === 'object' && t.input_schema !== null && !Array.isArray(t.input_schema) ? objectSchema(t.input_schema) : { type: 'object', properties: {} },
     };
     if (typeof t.description === 'string') spec.description = t.description;
     out.push(spec);
   }
   return out;
+}
+
+/**
+ * A no-argument tool's schema as OpenAI accepts it: MCP servers declare `{"type": "object"}`, which
+ * Anthropic takes but OpenAI refuses ("object schema missing properties", FAILURE-MODES F36).
+ */
+export function objectSchema(schema: JsonObject): JsonObject {
+  return schema.type === 'object' && schema.properties === undefined ? { ...schema, properties: {} } : schema;
+}
+
+/**
+ * A tool-call id as Anthropic accepts it (`^[a-zA-Z0-9_-]+$`). Other upstreams mint ids such as
+ * `functions.Bash:0` (Kimi); replayed to Claude they fail every later turn (FAILURE-MODES F39). The
+ * mapping is a pure function, so a call and its result always map to the same id.
+ */
+export function anthropicToolId(id: string): string {
+  return id.replace(/[^a-zA-Z0-9_-]/g, '_');
 }

@@ -2,6 +2,7 @@
 // body `{type: "error", error: {type, message}, request_id}` (HTTP body and SSE `error` frame data),
 // and the reverse direction for in-band upstream `error` events.
 import type { ErrorCode, GatewayError } from '../../errors.js';
+import { anthropicOverflowMessage, isContextOverflow } from '../../errors/context-overflow.js';
 import { inBandUpstream, type InBandCode } from '../../errors/index.js';
 
 export type AnthropicErrorType =
@@ -94,6 +95,7 @@ export function anthropicError(err: GatewayError): { type: string; message: stri
   const up = err.upstream;
   if (up !== undefined && UPSTREAM_CODES.has(err.code)) {
     if (up.protocol === 'anthropic' && up.type !== undefined) return { type: up.type, message: up.message };
+    if (isContextOverflow(up)) return { type: 'invalid_request_error', message: anthropicOverflowMessage(up.message) };
     const type = TYPE_FOR_STATUS[up.status];
     if (type !== undefined) return { type, message: err.message };
   }

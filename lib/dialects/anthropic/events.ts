@@ -99,7 +99,11 @@ const handlers = new Map<string, Handler>([
 /** Decode one SSE message. Throws GatewayError GW_ERR_INTEGRITY on malformed frames. */
 export function decodeAnthropicSse(msg: SseMessage): CanonicalEvent[] {
   const event = msg.event;
-  if (event === undefined) throw integrityError('SSE message without an event name');
+  if (event === undefined) {
+    // a relay's OpenAI-style end marker inside an Anthropic stream: not an event (FAILURE-MODES F8)
+    if (msg.data.trim() === '[DONE]') return [];
+    throw integrityError('SSE message without an event name');
+  }
   const parsed = (event === 'content_block_delta' ? (parseTextDeltaFrame(msg.data) as JsonObject | null) : null) ?? parseObject(msg.data, `${event} data`);
   if (parsed.type !== event) throw integrityError(`${event} data.type is ${JSON.stringify(parsed.type ?? null)}, expected "${event}"`);
   const native: NativeFrame = { dialect: 'anthropic', event, data: msg.data, parsed };

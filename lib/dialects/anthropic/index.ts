@@ -5,7 +5,7 @@ import type { GatewayError } from '../../errors.js';
 import type { Dialect, UpstreamDecoder } from '../dialect.js';
 import { readMessagesConversation } from './conversation.js';
 import { anthropicJsonEncode } from './encode-json.js';
-import { AnthropicSseEncoder } from './encode-sse.js';
+import { ANTHROPIC_KEEPALIVE, AnthropicSseEncoder } from './encode-sse.js';
 import { anthropicErrorBody } from './errors.js';
 import { decodeAnthropicSse } from './events.js';
 import { messagesGatewayInfo } from './gateway.js';
@@ -39,6 +39,7 @@ export const anthropic = {
   }),
   upstream: { api: 'messages', encodeRequest: anthropicNative },
   decoder: () => decoder,
+  keepalive: ANTHROPIC_KEEPALIVE,
   sseEncoder: (opts) => new AnthropicSseEncoder({ gateway: messagesGatewayInfo(opts.input), diagnostics: messagesDiagnostics(opts.input), clientModel: opts.clientModel, requestId: opts.requestId }),
   jsonEncoder: (input, opts) => anthropicJsonEncode(input, { gatewayInfo: messagesGatewayInfo, diagnostics: messagesDiagnostics, ...opts }),
   errorEnvelope: (err, requestId) => ({ status: anthropicStatus(err), body: anthropicErrorBody(err, requestId) }),

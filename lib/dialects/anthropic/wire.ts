@@ -145,7 +145,9 @@ export function blockToWire(block: CanonicalBlock): JsonObject | undefined {
     case 'redacted-thinking':
       return { type: 'redacted_thinking', data: block.data };
     case 'tool-call':
-      return { type: 'tool_use', id: block.id, name: block.name, input: block.input ?? {} };
+      // another upstream's id (Kimi's `functions.Bash:0`) would fail every later turn once replayed to
+      // Claude (FAILURE-MODES F39): mapped as lib/translate/tables.ts anthropicToolId maps history ids
+      return { type: 'tool_use', id: block.id.replace(/[^a-zA-Z0-9_-]/g, '_'), name: block.name, input: block.input ?? {} };
     case 'opaque':
       return undefined;
   }

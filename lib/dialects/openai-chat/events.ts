@@ -6,18 +6,24 @@
 //   id and `prompt_filter_results` first: skipped); usage zero until the usage chunk.
 // - Blocks open one at a time, in order: a text block on the first non-empty `content` (or
 //   `refusal`) delta, one tool-call block per `tool_calls[].index` once its id and name are known
-//   (argument fragments that arrive before the id are held for that call only). Opening a block
+//   (argument fragments that arrive before the id are held for that call only). A new id at an
+//   index that already has a call is a new call: upstreams that reuse index 0 for every parallel
+//   call must not have their calls merged (FAILURE-MODES F6). Opening a block
 //   closes the one before; text after a tool call opens a new text block. Reasoning deltas
-//   (`reasoning_content`, `reasoning`) carry no signature and are not turned into thinking blocks.
+//   (`reasoning_content`, or a string `reasoning`) open a thinking block signed with
+//   CHAT_REASONING_SIGNATURE (lib/translate/reasoning-state.ts): unsigned by the model, replayed
+//   only to Chat deployments as `reasoning_content` (FAILURE-MODES F23, F27).
 // - finish_reason closes the open block; message-delta (stop reason + usage) goes out once both
 //   the finish_reason and the usage chunk (which comes after it) are known, or at [DONE];
 //   message-stop at [DONE] (or at the end of the body, `end()`).
 // - An in-band `{error}` chunk becomes an `error` event.
 // Each event keeps its chunk as `native` (dialect 'openai-chat', event 'chunk' or 'done').
+import { randomUUID } from 'node:crypto';
 import { emptyUsage, type CanonicalEvent, type JsonObject, type NativeFrame, type StopReason, type Usage } from '../../chunks.js';
 import type { UpstreamDecoder } from '../dialect.js';
+import { CHAT_REASONING_SIGNATURE } from '../../translate/reasoning-state.js';
 import { decodeChatCompletion } from './message.js';
-import { chatFrame, errorFromWire, finishFromWire, indexOf, integrityError, isObject, optionalString, parseObject, usageFromWire } from './wire.js';
+import { chatFrame, errorFromWire, finishFromWire, indexOf, integrityError, isObject, optionalString, parseObject, stopWithCalls, usageFromWire } from './wire.js';
 
 interface ToolSlot {
   /** canonical block index; -1 until the id and the name are known */
@@ -38,7 +44,12 @@ export class ChatStreamDecoder implements UpstreamDecoder {
   private openIndex = -1;
   /** the tool call whose block is open, if the open block is a tool call */
   private openTool: ToolSlot | undefined;
+  /** the open block is a thinking block (reasoning_content) */
+  private openThinking = false;
+  /** the current call at each `tool_calls[].index` */
   private readonly tools: ToolSlot[] = [];
+  /** every call, in the order they appeared (an index reused with a new id adds one) */
+  private readonly calls: ToolSlot[] = [];
   /** undefined until a finish_reason arrives */
   private stop: StopReason | undefined;
   private usage: Usage | undefined;
@@ -125,7 +136,9 @@ export class ChatStreamDecoder implements UpstreamDecoder {
     if (isObject(delta)) {
       const content = optionalString(delta, 'content', 'delta');
       const refusal = optionalString(delta, 'refusal', 'delta');
+      const reasoning = typeof delta.reasoning_content === 'string' ? delta.reasoning_content : typeof delta.reasoning === 'string' ? delta.reasoning : '';
       const calls = delta.tool_calls;
+      if (reasoning !== '' && this.stop === undefined) this.thinking(reasoning, native, out);
       const hasText = (content !== undefined && content !== '') || (refusal !== undefined && refusal !== '');
       const hasCalls = calls !== undefined && calls !== null;
       if ((hasText || hasCalls) && this.stop !== undefined) throw integrityError('content arrived after finish_reason');
@@ -148,8 +161,18 @@ export class ChatStreamDecoder implements UpstreamDecoder {
     }
   }
 
+  private thinking(text: string, native: NativeFrame, out: CanonicalEvent[]): void {
+    if (!this.openThinking) {
+      this.closeOpen(native, out);
+      this.openIndex = this.nextBlock++;
+      this.openThinking = true;
+      out.push({ type: 'block-start', index: this.openIndex, block: { kind: 'thinking', thinking: '', signature: '' }, native });
+    }
+    out.push({ type: 'thinking-delta', index: this.openIndex, text, native });
+  }
+
   private text(text: string, native: NativeFrame, out: CanonicalEvent[]): void {
-    if (this.openIndex === -1 || this.openTool !== undefined) {
+    if (this.openIndex === -1 || this.openTool !== undefined || this.openThinking) {
       this.closeOpen(native, out);
       this.openIndex = this.nextBlock++;
       out.push({ type: 'block-start', index: this.openIndex, block: { kind: 'text', text: '' }, native });
@@ -159,12 +182,14 @@ export class ChatStreamDecoder implements UpstreamDecoder {
 
   private toolCall(call: JsonObject, native: NativeFrame, out: CanonicalEvent[]): void {
     const index = indexOf(call, 'delta.tool_calls[]');
-    const slot = (this.tools[index] ??= { block: -1, id: '', name: '', pending: '', closed: false });
     const id = optionalString(call, 'id', 'delta.tool_calls[]');
-    if (id !== undefined && id !== '') {
-      if (slot.id === '') slot.id = id;
-      else if (slot.id !== id) throw integrityError(`tool call ${index} changed its id from ${slot.id} to ${id}`);
+    let slot = this.tools[index];
+    if (slot === undefined || (id !== undefined && id !== '' && slot.id !== '' && slot.id !== id)) {
+      slot = { block: -1, id: '', name: '', pending: '', closed: false };
+      this.tools[index] = slot;
+      this.calls.push(slot);
     }
+    if (id !== undefined && id !== '' && slot.id === '') slot.id = id;
     const fn = call.function;
     let args = '';
     if (isObject(fn)) {
@@ -197,6 +222,8 @@ export class ChatStreamDecoder implements UpstreamDecoder {
 
   private closeOpen(native: NativeFrame, out: CanonicalEvent[]): void {
     if (this.openIndex === -1) return;
+    if (this.openThinking) out.push({ type: 'signature-delta', index: this.openIndex, signature: CHAT_REASONING_SIGNATURE, native });
+    this.openThinking = false;
     out.push({ type: 'block-stop', index: this.openIndex, native });
     if (this.openTool !== undefined) this.openTool.closed = true;
     this.openIndex = -1;
@@ -205,11 +232,22 @@ export class ChatStreamDecoder implements UpstreamDecoder {
 
   private finish(native: NativeFrame, out: CanonicalEvent[]): void {
     this.closeOpen(native, out);
-    for (let i = 0; i < this.tools.length; i++) {
-      const slot = this.tools[i];
-      if (slot !== undefined && slot.block === -1) throw integrityError(`tool call ${i} ended without ${slot.id === '' ? 'an id' : 'a name'}`);
+    // a named call that never got an id (vLLM, NIM, GLM, Kimi upstreams): it gets one of ours, so the
+    // client can run it and answer it on the next turn (FAILURE-MODES F14)
+    for (const slot of this.calls) {
+      if (slot.block !== -1 || slot.id !== '' || slot.name === '') continue;
+      slot.id = `call_${randomUUID().replaceAll('-', '').slice(0, 24)}`;
+      slot.block = this.nextBlock++;
+      out.push({ type: 'block-start', index: slot.block, block: { kind: 'tool-call', id: slot.id, name: slot.name, input: null }, native });
+      if (slot.pending !== '') out.push({ type: 'tool-input-delta', index: slot.block, json: slot.pending, native });
+      slot.pending = '';
+      out.push({ type: 'block-stop', index: slot.block, native });
     }
-    out.push({ type: 'message-delta', stop: this.stop!, usage: { ...this.usage! }, native });
+    for (let i = 0; i < this.calls.length; i++) {
+      const slot = this.calls[i]!;
+      if (slot.block === -1) throw integrityError(`tool call ${i} ended without ${slot.id === '' ? 'an id' : 'a name'}`);
+    }
+    out.push({ type: 'message-delta', stop: stopWithCalls(this.stop!, this.calls.length), usage: { ...this.usage! }, native });
     this.finished = true;
   }
 }

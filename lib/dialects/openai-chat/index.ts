@@ -6,7 +6,7 @@ import { OPENAI_RATE_LIMIT_HEADERS, OPENAI_REQUEST_ID } from '../../openai/heade
 import type { Dialect } from '../dialect.js';
 import { readChatConversation } from './conversation.js';
 import { chatJsonEncode } from './encode-json.js';
-import { ChatSseEncoder } from './encode-sse.js';
+import { CHAT_KEEPALIVE, ChatSseEncoder } from './encode-sse.js';
 import { chatDecoder } from './events.js';
 import { chatNative } from './request.js';
 import { validateChatRequest } from './validate.js';
@@ -16,6 +16,7 @@ export const openaiChat = {
   validate: (body) => validateChatRequest(body, { defaultEffortOnAuto: true }),
   upstream: { api: 'chat', encodeRequest: chatNative },
   decoder: chatDecoder,
+  keepalive: CHAT_KEEPALIVE,
   sseEncoder: (opts) => new ChatSseEncoder(opts),
   jsonEncoder: chatJsonEncode,
   errorEnvelope: (err) => openAiErrorBody(err),

@@ -2,8 +2,10 @@
 // message-start, a text block carrying its whole text (content, then refusal), one tool-call block
 // per tool call (its `arguments` string as one tool-input-delta, byte for byte), message-delta with
 // the stop reason and usage, message-stop. Every event carries the whole body as its native frame.
-import { emptyUsage, type CanonicalEvent, type JsonObject, type JsonValue } from '../../chunks.js';
-import { chatFrame, finishFromWire, integrityError, isObject, optionalString, parseObject, usageFromWire } from './wire.js';
+import { randomUUID } from 'node:crypto';
+import { emptyUsage, type CanonicalEvent, type JsonObject, type JsonValue, type StopReason } from '../../chunks.js';
+import { CHAT_REASONING_SIGNATURE } from '../../translate/reasoning-state.js';
+import { chatFrame, finishFromWire, integrityError, isObject, optionalString, parseObject, stopWithCalls, usageFromWire } from './wire.js';
 
 function requiredString(obj: JsonObject, key: string, where: string): string {
   const value = obj[key];
@@ -36,6 +38,12 @@ export function decodeChatCompletion(body: string): CanonicalEvent[] {
     { type: 'message-start', id, model, usage: emptyUsage(), native },
   ];
   let index = 0;
+  // a reasoning model's thinking (DeepSeek, Kimi, vLLM): a thinking block of the gateway's (events.ts)
+  const reasoning = typeof message.reasoning_content === 'string' ? message.reasoning_content : typeof message.reasoning === 'string' ? message.reasoning : '';
+  if (reasoning !== '') {
+    events.push({ type: 'block-start', index, block: { kind: 'thinking', thinking: reasoning, signature: CHAT_REASONING_SIGNATURE }, native }, { type: 'block-stop', index, native });
+    index++;
+  }
   const text = (optionalString(message, 'content', 'message') ?? '') + (optionalString(message, 'refusal', 'message') ?? '');
   if (text !== '') {
     events.push({ type: 'block-start', index, block: { kind: 'text', text }, native }, { type: 'block-stop', index, native });
@@ -49,14 +57,24 @@ export function decodeChatCompletion(body: string): CanonicalEvent[] {
     const fn = call.function;
     if (!isObject(fn)) throw integrityError(`${where}.function must be an object`);
     const args = optionalString(fn, 'arguments', `${where}.function`) ?? '';
-    events.push({ type: 'block-start', index, block: { kind: 'tool-call', id: requiredString(call, 'id', where), name: requiredString(fn, 'name', `${where}.function`), input: null }, native });
+    events.push({ type: 'block-start', index, block: { kind: 'tool-call', id: callId(call, where), name: requiredString(fn, 'name', `${where}.function`), input: null }, native });
     if (args !== '') events.push({ type: 'tool-input-delta', index, json: args, native });
     events.push({ type: 'block-stop', index, native });
     index++;
   }
   events.push(
-    { type: 'message-delta', stop: finishFromWire(choice.finish_reason, 'chat.completion.choices[0]') ?? null, usage, native },
+    { type: 'message-delta', stop: withCalls(finishFromWire(choice.finish_reason, 'chat.completion.choices[0]'), calls.length), usage, native },
     { type: 'message-stop', native },
   );
   return events;
+}
+
+function withCalls(stop: StopReason | undefined, calls: number): StopReason | null {
+  return stop === undefined ? null : stopWithCalls(stop, calls);
+}
+
+/** the call's id; one of ours when the upstream sent none (FAILURE-MODES F14) */
+function callId(call: JsonObject, where: string): string {
+  const id = optionalString(call, 'id', where);
+  return id === undefined || id === '' ? `call_${randomUUID().replaceAll('-', '').slice(0, 24)}` : id;
 }

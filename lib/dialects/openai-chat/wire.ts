@@ -33,6 +33,16 @@ export function finishFromWire(reason: JsonValue | undefined, where: string): St
   return Object.hasOwn(FINISH, reason) ? { ...FINISH[reason]! } : { kind: 'other', value: reason };
 }
 
+/**
+ * The stop reason of a turn that made tool calls. OpenAI-compatible upstreams (Azure, vLLM, many
+ * others) end such turns with `finish_reason: "stop"`; copied as is, Claude Code reads `end_turn`
+ * and never runs the tool (FAILURE-MODES F4). A turn with complete calls that ended on its own is
+ * a tool-call turn; any other reason (length, content filter) stays what it was.
+ */
+export function stopWithCalls(stop: StopReason, calls: number): StopReason {
+  return calls > 0 && stop.kind === 'end' ? { kind: 'tool-calls' } : stop;
+}
+
 function tokens(obj: JsonObject | undefined, key: string, where: string, required: boolean): number {
   const value = obj?.[key];
   if ((value === undefined || value === null) && !required) return 0;

@@ -4,7 +4,7 @@
 import { openAiErrorBody } from '../../openai/errors.js';
 import { OPENAI_RATE_LIMIT_HEADERS, OPENAI_REQUEST_ID } from '../../openai/headers.js';
 import type { Dialect } from '../dialect.js';
-import { ResponsesSseEncoder, responsesJsonEncode } from './client-encode.js';
+import { RESPONSES_KEEPALIVE, ResponsesSseEncoder, responsesJsonEncode } from './client-encode.js';
 import { validateResponsesRequest } from './client-validate.js';
 import { readResponsesConversation } from './conversation.js';
 import { responsesDecoder } from './events.js';
@@ -15,6 +15,7 @@ export const openaiResponses = {
   validate: (body) => validateResponsesRequest(body, { defaultEffortOnAuto: true }),
   upstream: { api: 'responses', encodeRequest: responsesNative },
   decoder: responsesDecoder,
+  keepalive: RESPONSES_KEEPALIVE,
   sseEncoder: (opts) => new ResponsesSseEncoder(opts),
   jsonEncoder: responsesJsonEncode,
   errorEnvelope: (err) => openAiErrorBody(err),

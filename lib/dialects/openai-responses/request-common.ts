@@ -55,7 +55,8 @@ export function functionCall(callId: string, name: string, args: string): JsonOb
 export function functionTool(name: string, description: JsonValue | undefined, parameters: JsonValue | undefined, strict: boolean): JsonObject {
   const tool: JsonObject = { type: 'function', name };
   if (typeof description === 'string') tool.description = description;
-  tool.parameters = isObject(parameters) ? parameters : { type: 'object', properties: {} };
+  // a no-argument `{"type": "object"}` gets `properties: {}`: OpenAI refuses it without (FAILURE-MODES F36)
+  tool.parameters = !isObject(parameters) ? { type: 'object', properties: {} } : parameters.type === 'object' && parameters.properties === undefined ? { ...parameters, properties: {} } : parameters;
   tool.strict = strict;
   return tool;
 }
