@@ -33,6 +33,8 @@ function stripTags(s: string): string {
   return s
     .replace(/<(script|style|iframe|noscript|template)\b[^>]*>[\s\S]*?<\/\1\s*>/gi, ' ')
     .replace(/<!--[\s\S]*?-->/g, ' ')
+    // inline formatting (Brave's <strong> highlights) sits inside words and punctuation: no space for it
+    .replace(/<\/?(a|abbr|b|bdi|bdo|cite|code|em|i|kbd|mark|q|s|small|span|strong|sub|sup|u|wbr)\b[^<>]*>/gi, '')
     .replace(/<\/?[a-z!][^<>]*>/gi, ' ')
     .replace(/<(script|style|iframe|noscript|template)\b[\s\S]*$/gi, ' '); // an element never closed
 }
