@@ -8,6 +8,8 @@ import { Ajv, type ErrorObject } from 'ajv';
 import { checkReferences } from './config-references.js';
 import { errors } from './errors/index.js';
 import type { QualityProfile } from './router/router-api.js';
+import { checkWebSearchConfig } from './search/config-check.js';
+import type { WebSearchConfig } from './search/types.js';
 import { resolveStoreUrl } from './store/store-url.js';
 
 export type Modality = 'text' | 'image' | 'audio';
@@ -134,6 +136,8 @@ export interface Config {
   keys?: KeyConfig[];
   /** write every upstream response body to this folder (bin/gateway --record) */
   recordDir?: string;
+  /** web search run by the gateway (decisions §11, lib/search/) */
+  webSearch?: WebSearchConfig;
 }
 
 const schemaPath = fileURLToPath(new URL('./config.schema.json', import.meta.url));
@@ -246,6 +250,7 @@ export function finalizeConfig(raw: unknown, env: NodeJS.ProcessEnv = process.en
   }
   crossCheck(substituted);
   checkReferences(substituted, errors.configInvalid);
+  checkWebSearchConfig(substituted.webSearch, errors.configInvalid);
   if (configDir !== undefined) substituted.store = resolveStoreUrl(substituted.store, configDir);
   return deepFreeze(substituted);
 }
