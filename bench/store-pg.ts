@@ -181,7 +181,7 @@ if (postgresBin() === null) {
 }
 const server = await startPostgres({ settings: { fsync: 'on', full_page_writes: 'on', synchronous_commit: 'off' } });
 try {
-  report('postgres, one at a time', await oneAtATime(server.createDatabase(), Math.min(iterations, 5000)), Math.min(iterations, 5000));
+  report('postgres, one at a time', await oneAtATime(server.createDatabase(), Math.min(iterations, 2000)), Math.min(iterations, 2000));
   report(`postgres, batches of ${BATCH}`, await batched(server.createDatabase(), iterations, 'b'), Math.ceil(iterations / BATCH) * BATCH);
   const shared = server.createDatabase();
   await (await open(shared)).store.close();
