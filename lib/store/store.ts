@@ -125,14 +125,21 @@ export class Store implements GatewayStore {
     this.ledger.faults = StoreFaultSwitch.fromEnv(this.db);
   }
 
+  /**
+   * Each migration in a write (IMMEDIATE) transaction that reads the version again: processes
+   * starting together on a new file (a rolling restart, --workers) migrate it once, one at a time.
+   */
   private migrate(): void {
-    const version = this.db.pragma('user_version', { simple: true }) as number;
-    for (let i = version; i < MIGRATIONS.length; i++) {
-      this.db.transaction(() => {
-        this.db.exec(MIGRATIONS[i]!);
-        this.db.pragma(`user_version = ${i + 1}`);
-      })();
-    }
+    const version = (): number => this.db.pragma('user_version', { simple: true }) as number;
+    if (version() >= MIGRATIONS.length) return;
+    const step = this.db.transaction((): boolean => {
+      const v = version();
+      if (v >= MIGRATIONS.length) return false;
+      this.db.exec(MIGRATIONS[v]!);
+      this.db.pragma(`user_version = ${v + 1}`);
+      return true;
+    });
+    while (step.immediate());
   }
 
   /**
@@ -145,10 +152,13 @@ export class Store implements GatewayStore {
   seed(config: Config): void {
     const rows = keyRows(config.keys ?? []);
     try {
-      this.db.transaction(() => {
-        this.seedOrgsInTx(config);
-        reconcileKeys(this.db, rows);
-      })();
+      // IMMEDIATE: another process seeding the same file at the same time waits instead of failing
+      this.db
+        .transaction(() => {
+          this.seedOrgsInTx(config);
+          reconcileKeys(this.db, rows);
+        })
+        .immediate();
     } catch (err) {
       // a config rule (a key id taken) stays as it is; a store that refuses the write names its file
       throw GatewayError.is(err) ? err : storeOpenError(this.file || ':memory:', err);
@@ -162,7 +172,7 @@ export class Store implements GatewayStore {
    * gateway's business (the built-in default's key is random at each start, for one).
    */
   seedOrgs(config: Config): void {
-    this.db.transaction(() => this.seedOrgsInTx(config))();
+    this.db.transaction(() => this.seedOrgsInTx(config)).immediate();
   }
 
   private seedOrgsInTx(config: Config): void {
