@@ -207,6 +207,10 @@ export class Store implements GatewayStore {
     return record;
   }
 
+  ping(): void {
+    this.db.prepare('SELECT 1').get();
+  }
+
   /** Writes this process's lease (lease.ts); false when it had lapsed or been removed since the last one. */
   renewLease(expireMs: number): boolean {
     const now = Date.now();
