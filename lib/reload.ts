@@ -6,6 +6,7 @@
 // the state they started with; its provider pool is closed once the last of them has settled.
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
+import { redactStoreUrl } from './store/store-url.js';
 import { buildRoutes, endpoints as defaultEndpoints, type EndpointTable } from './endpoints/index.js';
 import { GatewayError } from './errors.js';
 import type { ProviderPool } from './providers/pool.js';
@@ -21,7 +22,9 @@ export function servingState(config: Config, shared: SharedServices, table: Endp
 const RESTART_ONLY: readonly { path: string; of: (c: Config) => unknown }[] = [
   { path: 'listen.host', of: (c) => c.listen.host },
   { path: 'listen.port', of: (c) => c.listen.port },
-  { path: 'store', of: (c) => c.store },
+  { path: 'store', of: (c) => redactStoreUrl(c.store) },
+  { path: 'storePool', of: (c) => c.storePool },
+  { path: 'lease', of: (c) => JSON.stringify(c.lease) },
 ];
 
 export function restartOnlyChanges(before: Config, after: Config): string[] {
@@ -30,7 +33,7 @@ export function restartOnlyChanges(before: Config, after: Config): string[] {
 
 function describeChange(path: string, before: Config, after: Config): string {
   const s = RESTART_ONLY.find((r) => r.path === path)!;
-  // the store URL is a path, never a secret; still printed as given
+  // a PostgreSQL store URL's password is never printed (redactStoreUrl)
   return `${path} (${JSON.stringify(s.of(before))} → ${JSON.stringify(s.of(after))})`;
 }
 
@@ -80,7 +83,7 @@ export class ConfigReloader {
     }
     try {
       // a transaction: if it fails, the store is as it was and the old state keeps serving
-      this.shared.store.seed(config);
+      await this.shared.store.seed(config);
     } catch (err) {
       void next.services.providers.close();
       this.refuse(err, source);

@@ -4,7 +4,9 @@
 import type { Logger } from 'pino';
 import { Catalog } from './catalog.js';
 import type { Config } from './config.js';
-import { Store } from './store/store.js';
+import { openStore } from './store/open-store.js';
+import type { GatewayStore } from './store/store-api.js';
+import { DEFAULT_LEASE, LeaseKeeper } from './store/lease.js';
 import { ProviderPool } from './providers/pool.js';
 import { InProcessRateLimiter, type RateLimiter } from './rate-limit.js';
 import { loadRouter } from './router/index.js';
@@ -14,7 +16,7 @@ import { Recorder } from './providers/recorder.js';
 import { startSimProvider, type SimProvider } from './sim/server.js';
 
 export interface Services {
-  store: Store;
+  store: GatewayStore;
   catalog: Catalog;
   providers: ProviderPool;
   rateLimiter: RateLimiter;
@@ -31,22 +33,31 @@ export interface Services {
  * sessions (a reload must not reset a key's limits), and the simulated provider once started.
  */
 export interface SharedServices {
-  store: Store;
+  store: GatewayStore;
   rateLimiter: RateLimiter;
   sticky: StickyRoutes;
   /** the in-process simulated provider, when a config has had a simulated provider */
   sim: SimProvider | null;
-  /** reservations of a crashed process released at start */
+  /** reservations of dead processes (their lease gone or expired) released at start */
   released: number;
   close(): Promise<void>;
 }
 
 export async function openSharedServices(config: Config, log: Logger): Promise<SharedServices> {
-  const store = new Store(config.store);
-  store.seed(config);
-  const released = store.ledger.releaseStale();
-  store.startCheckpointer(250, (err) => log.warn({ err: err.message }, 'WAL checkpointer: falling back to SQLite automatic checkpoints'));
-  log.debug({ released }, 'store ready');
+  const store = await openStore(config);
+  let lease: LeaseKeeper;
+  let released: number;
+  try {
+    await store.seed(config);
+    // the lease before the first hold: a sweep on another process must see this one alive
+    lease = new LeaseKeeper(store, config.lease ?? DEFAULT_LEASE, log);
+    released = await lease.start();
+    await store.startServing(log);
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
+  log.debug({ released, store: store.kind }, 'store ready');
   const shared: SharedServices = {
     store,
     rateLimiter: new InProcessRateLimiter(),
@@ -55,7 +66,8 @@ export async function openSharedServices(config: Config, log: Logger): Promise<S
     released,
     async close() {
       await shared.sim?.close();
-      store.close();
+      await lease.stop();
+      await store.close();
     },
   };
   await ensureSimProvider(shared, config);

@@ -1,7 +1,9 @@
 // The embedded store: better-sqlite3 at the configured path (`sqlite:data/gateway.db`, or
 // `sqlite::memory:` for tests), migrated at open. Keys are stored as SHA-256 hashes only; the
 // presented key is hashed once per request and looked up by that hash (an index probe whose cost
-// does not depend on how close a guess was), then compared with timingSafeEqual.
+// does not depend on how close a guess was), then compared with timingSafeEqual. Several processes
+// may share one file (a rolling restart, bin/gateway --workers): each holds a lease (lease.ts), and
+// a key changed by one is seen by the others through the key_epoch counter (startServing).
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -18,6 +20,8 @@ import { StoreFaultSwitch } from './fault-switch.js';
 import type { Unsettled } from './settle-backlog.js';
 import { storeOpenError } from './store-errors.js';
 import { GatewayError } from '../errors.js';
+import { MACHINE } from './lease.js';
+import type { GatewayStore, StoreLog } from './store-api.js';
 
 /** How long shutdown keeps retrying settles the store refused before it gives up on them. */
 const SHUTDOWN_SETTLE_RETRY_MS = 1500;
@@ -35,11 +39,11 @@ function keyIdOf(k: KeyConfig): string {
   return k.id ?? `key_${hashKey(k.key).slice(0, 12)}`;
 }
 
-function capUnits(usd: number | null | undefined): number | null {
+export function capUnits(usd: number | null | undefined): number | null {
   return usd == null ? null : usdToUnits(usd);
 }
 
-function keyRows(keys: readonly KeyConfig[]): KeyRow[] {
+export function keyRows(keys: readonly KeyConfig[]): KeyRow[] {
   const seen = new Set<string>();
   return keys.map((k, i) => {
     const id = keyIdOf(k);
@@ -61,7 +65,7 @@ function keyRows(keys: readonly KeyConfig[]): KeyRow[] {
   });
 }
 
-function toRecord(row: KeyRow): KeyRecord {
+export function toRecord(row: KeyRow): KeyRecord {
   return {
     id: row.id,
     org: row.org,
@@ -74,7 +78,11 @@ function toRecord(row: KeyRow): KeyRecord {
   };
 }
 
-export class Store {
+/** How often a serving process looks for key changes made by another process on the same file. */
+const KEY_CHECK_MS = 250;
+
+export class Store implements GatewayStore {
+  readonly kind = 'sqlite';
   readonly db: Database.Database;
   /** identifies this process: reservations of another boot are stale (a crashed process left them) */
   readonly bootId = randomUUID();
@@ -85,6 +93,9 @@ export class Store {
   /** the database file ('' in memory) */
   private readonly file: string;
   private checkpointer: Worker | null = null;
+  private keyWatch: NodeJS.Timeout | null = null;
+  /** whether this process has taken its lease (a renewal then tells whether it had lapsed) */
+  private leased = false;
   /** what shutdown could not settle (set by `close`) */
   private left: Unsettled[] = [];
 
@@ -114,14 +125,21 @@ export class Store {
     this.ledger.faults = StoreFaultSwitch.fromEnv(this.db);
   }
 
+  /**
+   * Each migration in a write (IMMEDIATE) transaction that reads the version again: processes
+   * starting together on a new file (a rolling restart, --workers) migrate it once, one at a time.
+   */
   private migrate(): void {
-    const version = this.db.pragma('user_version', { simple: true }) as number;
-    for (let i = version; i < MIGRATIONS.length; i++) {
-      this.db.transaction(() => {
-        this.db.exec(MIGRATIONS[i]!);
-        this.db.pragma(`user_version = ${i + 1}`);
-      })();
-    }
+    const version = (): number => this.db.pragma('user_version', { simple: true }) as number;
+    if (version() >= MIGRATIONS.length) return;
+    const step = this.db.transaction((): boolean => {
+      const v = version();
+      if (v >= MIGRATIONS.length) return false;
+      this.db.exec(MIGRATIONS[v]!);
+      this.db.pragma(`user_version = ${v + 1}`);
+      return true;
+    });
+    while (step.immediate());
   }
 
   /**
@@ -134,10 +152,13 @@ export class Store {
   seed(config: Config): void {
     const rows = keyRows(config.keys ?? []);
     try {
-      this.db.transaction(() => {
-        this.seedOrgsInTx(config);
-        reconcileKeys(this.db, rows);
-      })();
+      // IMMEDIATE: another process seeding the same file at the same time waits instead of failing
+      this.db
+        .transaction(() => {
+          this.seedOrgsInTx(config);
+          reconcileKeys(this.db, rows);
+        })
+        .immediate();
     } catch (err) {
       // a config rule (a key id taken) stays as it is; a store that refuses the write names its file
       throw GatewayError.is(err) ? err : storeOpenError(this.file || ':memory:', err);
@@ -151,7 +172,7 @@ export class Store {
    * gateway's business (the built-in default's key is random at each start, for one).
    */
   seedOrgs(config: Config): void {
-    this.db.transaction(() => this.seedOrgsInTx(config))();
+    this.db.transaction(() => this.seedOrgsInTx(config)).immediate();
   }
 
   private seedOrgsInTx(config: Config): void {
@@ -186,6 +207,52 @@ export class Store {
     return record;
   }
 
+  ping(): void {
+    this.db.prepare('SELECT 1').get();
+  }
+
+  /** Writes this process's lease (lease.ts); false when it had lapsed or been removed since the last one. */
+  renewLease(expireMs: number): boolean {
+    const now = Date.now();
+    const prev = this.db.prepare<[string], { expires_at: number }>('SELECT expires_at FROM leases WHERE owner = ?').get(this.bootId);
+    this.db
+      .prepare('INSERT INTO leases (owner, machine, pid, expires_at) VALUES (?, ?, ?, ?) ON CONFLICT(owner) DO UPDATE SET expires_at = excluded.expires_at')
+      .run(this.bootId, MACHINE, process.pid, now + expireMs);
+    const lapsed = this.leased && (prev === undefined || prev.expires_at <= now);
+    this.leased = true;
+    return !lapsed;
+  }
+
+  endLease(): void {
+    if (this.db.open) this.db.prepare('DELETE FROM leases WHERE owner = ?').run(this.bootId);
+  }
+
+  releaseStale(): number {
+    return this.ledger.releaseStale();
+  }
+
+  /**
+   * A serving gateway's background work: WAL checkpoints in a worker, and a look every 250 ms at the
+   * keys' change counter (a trigger bumps it), so a key revoked, rotated or disabled by another
+   * process on the same file (its SIGHUP, the CLI) is refused here too well within a second.
+   */
+  startServing(log: StoreLog): void {
+    this.startCheckpointer(250, (err) => log.warn({ err: err.message }, 'WAL checkpointer: falling back to SQLite automatic checkpoints'));
+    if (this.keyWatch !== null) return;
+    const epoch = this.db.prepare<[], { n: number }>('SELECT n FROM key_epoch');
+    let seen = epoch.get()!.n;
+    this.keyWatch = setInterval(() => {
+      try {
+        const n = epoch.get()!.n;
+        if (n !== seen) this.cache.clear();
+        seen = n;
+      } catch (err) {
+        log.warn({ err: String(err) }, 'checking the keys for changes failed');
+      }
+    }, KEY_CHECK_MS);
+    this.keyWatch.unref();
+  }
+
   /**
    * Move WAL checkpoints off the event loop (see checkpointer.ts): the serving gateway calls this;
    * short-lived commands (credits) keep SQLite's automatic checkpoint. No-op in memory.
@@ -218,8 +285,15 @@ export class Store {
    */
   close(): void {
     if (!this.db.open) return;
+    if (this.keyWatch !== null) clearInterval(this.keyWatch);
+    this.keyWatch = null;
     this.ledger.flush();
     this.left = this.ledger.backlog.drain(SHUTDOWN_SETTLE_RETRY_MS, sleepSync);
+    try {
+      if (this.leased) this.endLease();
+    } catch {
+      // a store that cannot be written: the lease expires on its own
+    }
     if (this.checkpointer !== null) {
       this.checkpointer.postMessage('stop');
       this.checkpointer = null;
