@@ -28,10 +28,12 @@ export interface FitOptions {
   profileL2: number;
   /** weight of the skill-mixture supervision */
   mixWeight: number;
-  /** how many free factors follow the named skills */
+  /** how many free factors follow the named skills, per member of the ensemble */
   factors: number;
   /** how much smaller datasets are up-weighted (0: every item weighs 1; 1: every dataset weighs the same) */
   balance: number;
+  /** how many sets of heads the ensemble averages (1: no ensemble) */
+  members: number;
 }
 
 export interface FitResult {
@@ -80,84 +82,103 @@ function encodeAll(items: readonly FitItem[]): Encoded {
 /**
  * `skills` are the names of the profile offsets: the first `mixture` of them weigh by the prompt's
  * skill mixture (a softmax, supervised by the labelled skill), the rest by free factors (linear
- * heads, unsupervised: how much more a prompt asks of one model than of another beyond difficulty).
+ * heads, unsupervised: how much more a prompt asks of one model than of another beyond difficulty),
+ * `o.factors` per member of the ensemble, member after member.
+ *
+ * The ensemble: `o.members` sets of heads, each trained on its own order of the prompts with its own
+ * free factors, all sharing the models' ability and named-skill offsets; its prediction is the mean
+ * of the members' logits. Since a logit is linear in the heads' outputs for a given profile, that
+ * mean is one logit over the members' mean difficulty and mixture (and each member's factors ÷
+ * members): a declared profile (ability and named skills) means the same to every member.
  */
 export function fit(items: readonly FitItem[], models: readonly { name: string; prior: number }[], skills: readonly string[], mixture: number, o: FitOptions): FitResult {
-  const K = skills.length;
-  const H = 1 + K;
+  const S = Math.max(1, o.members);
+  const F = o.factors;
+  const K = skills.length; // mixture + S × F: the profile's offsets
+  const Hm = 1 + mixture + F; // one member's heads: difficulty, mixture logits, its factors
   const M = models.length;
   const data = encodeAll(items);
+  // member s's heads: columns s·Hm … s·Hm + Hm − 1 of each feature's row (the layout weights.ts reads)
+  const H = S * Hm;
   const w = new Float64Array(FEATURES * H);
   const gw = new Float64Array(FEATURES * H);
-  const ability = Float64Array.from(models, (m) => Math.log(m.prior / (1 - m.prior)));
+  const prior = Float64Array.from(models, (m) => Math.log(m.prior / (1 - m.prior)));
+  const ability = Float64Array.from(prior);
   const ga = new Float64Array(M);
   const skill = new Float64Array(M * K);
   const random = rng(o.seed);
   // the free factors start small and random: at zero, their gradients would stay zero
   for (let m = 0; m < M; m++) for (let k = mixture; k < K; k++) skill[m * K + k] = (random() - 0.5) * 0.2;
   const gs = new Float64Array(M * K);
-  const out = new Float64Array(H);
-  const gOut = new Float64Array(H);
+  const out = new Float64Array(Hm);
+  const gOut = new Float64Array(Hm);
+  const gMix = new Float64Array(Hm);
+  // member s's offset j (0 … mixture + F − 1) is the profile's column col(s, j)
+  const col = (s: number, j: number): number => (j < mixture ? j : mixture + s * F + (j - mixture));
+  const Km = mixture + F;
   const order = Int32Array.from(items, (_, i) => i);
   const eps = 1e-8;
   let loss = 0;
   for (let epoch = 0; epoch < o.epochs; epoch++) {
-    for (let i = order.length - 1; i > 0; i--) {
-      const j = Math.floor(random() * (i + 1));
-      const t = order[i]!;
-      order[i] = order[j]!;
-      order[j] = t;
-    }
     loss = 0;
     let count = 0;
-    for (const n of order) {
-      const item = items[n]!;
-      const from = data.start[n]!;
-      const to = data.start[n + 1]!;
-      out.fill(0);
-      for (let p = from; p < to; p++) {
-        const row = data.index[p]! * H;
-        const x = data.value[p]!;
-        for (let h = 0; h < H; h++) out[h] += x * w[row + h]!;
+    for (let s = 0; s < S; s++) {
+      for (let i = order.length - 1; i > 0; i--) {
+        const j = Math.floor(random() * (i + 1));
+        const t = order[i]!;
+        order[i] = order[j]!;
+        order[j] = t;
       }
-      softmaxInPlace(out, 1, 1 + mixture);
-      gOut.fill(0);
-      // the mixture's supervision: d(CE)/d(logit_k) = mix_k − [k = label]
-      for (let k = 0; k < mixture; k++) gOut[1 + k] = o.mixWeight * (out[1 + k]! - (k === item.skill ? 1 : 0));
-      const gMix = new Float64Array(K);
-      for (const [m, y] of item.labels) {
-        let z = ability[m]! - out[0]!;
-        for (let k = 0; k < K; k++) z += out[1 + k]! * skill[m * K + k]!;
-        const p = sigmoid(z);
-        loss -= y * Math.log(p + 1e-12) + (1 - y) * Math.log(1 - p + 1e-12);
-        count++;
-        const g = (p - y) * item.weight;
-        gOut[0] -= g;
-        for (let k = 0; k < K; k++) gMix[k] += g * skill[m * K + k]!;
-        const step = g + o.profileL2 * (ability[m]! - Math.log(models[m]!.prior / (1 - models[m]!.prior)));
-        ga[m] += step * step;
-        ability[m] -= (o.profileRate * step) / Math.sqrt(ga[m]! + eps);
-        for (let k = 0; k < K; k++) {
-          const at = m * K + k;
-          const gk = g * out[1 + k]! + o.profileL2 * skill[at]!;
-          gs[at] += gk * gk;
-          skill[at] -= (o.profileRate * gk) / Math.sqrt(gs[at]! + eps);
+      const base = s * Hm;
+      for (const n of order) {
+        const item = items[n]!;
+        const from = data.start[n]!;
+        const to = data.start[n + 1]!;
+        out.fill(0);
+        for (let p = from; p < to; p++) {
+          const row = data.index[p]! * H + base;
+          const x = data.value[p]!;
+          for (let h = 0; h < Hm; h++) out[h] += x * w[row + h]!;
         }
-      }
-      // back through the softmax: d/dlogit_j = mix_j (gMix_j − Σ_k mix_k gMix_k)
-      let mean = 0;
-      for (let k = 0; k < mixture; k++) mean += out[1 + k]! * gMix[k]!;
-      for (let k = 0; k < mixture; k++) gOut[1 + k] += out[1 + k]! * (gMix[k]! - mean);
-      // a free factor is linear: its gradient is gMix itself
-      for (let k = mixture; k < K; k++) gOut[1 + k] += gMix[k]!;
-      for (let p = from; p < to; p++) {
-        const row = data.index[p]! * H;
-        const x = data.value[p]!;
-        for (let h = 0; h < H; h++) {
-          const at = row + h;
-          const g = x * gOut[h]! + o.l2 * w[at]!;
-          gw[at] += g * g;
-          w[at] -= (o.rate * g) / Math.sqrt(gw[at]! + eps);
+        softmaxInPlace(out, 1, 1 + mixture);
+        gOut.fill(0);
+        gMix.fill(0);
+        // the mixture's supervision: d(CE)/d(logit_k) = mix_k − [k = label]
+        for (let k = 0; k < mixture; k++) gOut[1 + k] = o.mixWeight * (out[1 + k]! - (k === item.skill ? 1 : 0));
+        for (const [m, y] of item.labels) {
+          let z = ability[m]! - out[0]!;
+          for (let j = 0; j < Km; j++) z += out[1 + j]! * skill[m * K + col(s, j)]!;
+          const p = sigmoid(z);
+          loss -= y * Math.log(p + 1e-12) + (1 - y) * Math.log(1 - p + 1e-12);
+          count++;
+          const g = (p - y) * item.weight;
+          gOut[0] -= g;
+          for (let j = 0; j < Km; j++) gMix[j] += g * skill[m * K + col(s, j)]!;
+          const step = g + o.profileL2 * (ability[m]! - prior[m]!);
+          ga[m] += step * step;
+          ability[m] -= (o.profileRate * step) / Math.sqrt(ga[m]! + eps);
+          for (let j = 0; j < Km; j++) {
+            const at = m * K + col(s, j);
+            const gk = g * out[1 + j]! + o.profileL2 * skill[at]!;
+            gs[at] += gk * gk;
+            skill[at] -= (o.profileRate * gk) / Math.sqrt(gs[at]! + eps);
+          }
+        }
+        // back through the softmax: d/dlogit_j = mix_j (gMix_j − Σ_k mix_k gMix_k)
+        let mean = 0;
+        for (let k = 0; k < mixture; k++) mean += out[1 + k]! * gMix[k]!;
+        for (let k = 0; k < mixture; k++) gOut[1 + k] += out[1 + k]! * (gMix[k]! - mean);
+        // a free factor is linear: its gradient is gMix itself
+        for (let j = mixture; j < Km; j++) gOut[1 + j] += gMix[j]!;
+        for (let p = from; p < to; p++) {
+          const row = data.index[p]! * H + base;
+          const x = data.value[p]!;
+          for (let h = 0; h < Hm; h++) {
+            const at = row + h;
+            const g = x * gOut[h]! + o.l2 * w[at]!;
+            gw[at] += g * g;
+            w[at] -= (o.rate * g) / Math.sqrt(gw[at]! + eps);
+          }
         }
       }
     }

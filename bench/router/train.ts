@@ -16,7 +16,7 @@ import { fit, type FitItem, type FitOptions } from './fit.js';
 import { factorNames, SKILLS, skillOf } from './skill-labels.js';
 
 /** The options the shipped weights were trained with (chosen on dev.jsonl). */
-export const SHIPPED: FitOptions = { seed: 13, epochs: 4, rate: 0.05, profileRate: 0.02, l2: 1e-6, profileL2: 1e-4, mixWeight: 0.3, factors: 8, balance: 0 };
+export const SHIPPED: FitOptions = { seed: 13, epochs: 4, rate: 0.05, profileRate: 0.01, l2: 1e-6, profileL2: 1e-4, mixWeight: 0.3, factors: 8, balance: 0, members: 5 };
 
 export interface Trained {
   file: WeightsFile;
@@ -52,21 +52,27 @@ export function train(options: FitOptions = SHIPPED): Trained {
     const means = priors.get(name)!;
     return Math.min(0.95, Math.max(0.05, means.reduce((a, b) => a + b, 0) / means.length));
   };
-  const result = fit(items, models.map((name) => ({ name, prior: prior(name) })), [...SKILLS, ...factorNames(options.factors)], SKILLS.length, options);
+  const result = fit(items, models.map((name) => ({ name, prior: prior(name) })), skillNames(options), SKILLS.length, options);
   const profiles: WeightsFile['profiles'] = {};
   models.forEach((name, m) => (profiles[name] = result.profiles[m]!));
   const file: WeightsFile = {
     format: WEIGHTS_FORMAT,
     hashBits: HASH_BITS,
     structural: [...STRUCTURAL],
-    skills: [...SKILLS, ...factorNames(options.factors)],
+    skills: skillNames(options),
     mixture: SKILLS.length,
-    heads: 1 + SKILLS.length + options.factors,
-    weights: encodeWeights(result.weights),
+    members: options.members,
+    heads: options.members * (1 + SKILLS.length + options.factors),
+    ...encodeWeights(result.weights),
     profiles,
     training: { script: 'bench/router/train.ts', data: DATASETS.map((d: Dataset) => `${d}/train.jsonl`), features: FEATURES, ...options, trainLoss: Number(result.loss.toFixed(6)) },
   };
   return { file, models };
+}
+
+/** The profile's offsets: the named skills, then every member's free factors, member after member. */
+function skillNames(options: FitOptions): string[] {
+  return [...SKILLS, ...factorNames(options.members * options.factors)];
 }
 
 export function weightsText(file: WeightsFile): string {
@@ -78,7 +84,7 @@ async function main(): Promise<void> {
     options: {
       out: { type: 'string' }, dev: { type: 'boolean' },
       epochs: { type: 'string' }, rate: { type: 'string' }, 'profile-rate': { type: 'string' }, l2: { type: 'string' },
-      'profile-l2': { type: 'string' }, mix: { type: 'string' }, seed: { type: 'string' }, factors: { type: 'string' }, balance: { type: 'string' },
+      'profile-l2': { type: 'string' }, mix: { type: 'string' }, seed: { type: 'string' }, factors: { type: 'string' }, balance: { type: 'string' }, members: { type: 'string' },
     },
   });
   const num = (v: string | undefined, d: number): number => (v === undefined ? d : Number(v));
@@ -88,6 +94,7 @@ async function main(): Promise<void> {
     profileL2: num(values['profile-l2'], SHIPPED.profileL2), mixWeight: num(values.mix, SHIPPED.mixWeight),
     factors: num(values.factors, SHIPPED.factors),
     balance: num(values.balance, SHIPPED.balance),
+    members: num(values.members, SHIPPED.members),
   };
   const started = Date.now();
   const { file } = train(options);

@@ -49,7 +49,7 @@ export function loadRouter(path: string = WEIGHTS_PATH): LearnedRouterApi {
   let router = loaded.get(path);
   if (router === undefined) {
     const file = readWeightsFile(path);
-    router = new LearnedRouter(new PromptScorer(file.skills, file.mixture, decodeWeights(file), file.heads), file.profiles);
+    router = new LearnedRouter(new PromptScorer(file.skills, file.mixture, decodeWeights(file), file.heads, file.members), file.profiles);
     loaded.set(path, router);
   }
   return router;

@@ -11,7 +11,7 @@
 //   +0.6 per tier; a newer version of a tier +0.2 over the one before (Opus 4.8 → 5 → 5.5).
 // - gpt-5 sits with Opus 5, gpt-5-mini just below Sonnet 5; both are reasoning models, so they get a
 //   `math` offset (+0.3), as the learned math offsets of the reasoning-tuned models in the data do
-//   (qwen2.5 and nemotron-super: +0.5 to +0.7); Claude models get a `code` offset (+0.3).
+//   (qwen2.5 and nemotron-super: about +0.4); Claude models get a `code` offset (+0.3).
 // With the decision rule (cheapest within the target of the best), a cheaper model is chosen on
 // prompts the encoder finds easy, where every model's predicted quality is near 1 and the ratio
 // passes the target; hard prompts go to the strongest.

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { Encoder, FEATURES, HASH_BITS, STRUCTURAL } from './encoder.js';
 import type { QualityProfile, RouterInput } from './router-api.js';
 
-export const WEIGHTS_FORMAT = 'gateway-router-irt-v1';
+export const WEIGHTS_FORMAT = 'gateway-router-irt-v2';
 
 /** weights.json as written by the training script. */
 export interface WeightsFile {
@@ -17,10 +17,17 @@ export interface WeightsFile {
   skills: string[];
   /** the first `mixture` skills weigh by the prompt's skill mixture (a softmax), the rest by free factors */
   mixture: number;
-  /** heads per feature: the difficulty, then one mixture logit per skill */
+  /**
+   * the ensemble's members: each has its own heads (a difficulty, the mixture logits and its own
+   * free factors, `skills` after the named ones, member after member); the prediction is the mean
+   * of the members' logits
+   */
+  members: number;
+  /** heads per feature, all members' (members × (1 + mixture + factors per member)) */
   heads: number;
-  /** FEATURES × heads float32 little-endian, base64 */
+  /** FEATURES × heads int16 little-endian, base64; a weight is its int16 × `scale` */
   weights: string;
+  scale: number;
   /** the learned profiles of the models in the training data, by the data's model names */
   profiles: Record<string, QualityProfile>;
   /** how the weights were made (seed, hyper-parameters, data hashes) */
@@ -39,43 +46,73 @@ export function readWeightsFile(path: string = WEIGHTS_PATH): WeightsFile {
 
 export function decodeWeights(file: WeightsFile): Float32Array {
   const bytes = Buffer.from(file.weights, 'base64');
-  const w = new Float32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
-  if (w.length !== FEATURES * file.heads) throw new Error(`weights: ${w.length} values, expected ${FEATURES * file.heads}`);
-  return w;
+  const q = new Int16Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
+  if (q.length !== FEATURES * file.heads) throw new Error(`weights: ${q.length} values, expected ${FEATURES * file.heads}`);
+  return Float32Array.from(q, (x) => x * file.scale);
 }
 
-export function encodeWeights(w: Float32Array): string {
-  return Buffer.from(w.buffer, w.byteOffset, w.byteLength).toString('base64');
+/**
+ * The weights as int16 steps of one scale (the largest |weight| ÷ 32767): half the bytes of
+ * float32, so the five members' heads stay about 3 MB; a step is ≈ 1e-4, far below what moves a
+ * prediction.
+ */
+export function encodeWeights(w: Float32Array): { weights: string; scale: number } {
+  let max = 0;
+  for (const x of w) if (Math.abs(x) > max) max = Math.abs(x);
+  const scale = max === 0 ? 1 : max / 32767;
+  const q = Int16Array.from(w, (x) => Math.round(x / scale));
+  return { weights: Buffer.from(q.buffer, q.byteOffset, q.byteLength).toString('base64'), scale };
 }
 
-/** Encoder + linear heads: what a prompt looks like to every model (its difficulty and skill mixture). */
+/**
+ * Encoder + linear heads: what a prompt looks like to every model (its difficulty and skill mixture).
+ * With an ensemble, the members' outputs are averaged into one [difficulty, mixture, factors]: a
+ * logit is linear in them for a given profile, so that is the mean of the members' logits.
+ */
 export class PromptScorer {
   readonly encoder = new Encoder();
-  /** after score(): [difficulty, mixture_1..K (softmax-ed), factors...] */
+  /** after score(): [difficulty, mixture_1..K (softmax-ed), every member's factors ÷ members] */
   readonly out: Float64Array;
+  /** every member's raw head outputs */
+  private readonly raw: Float64Array;
+  private readonly perMember: number;
 
   constructor(
     readonly skills: readonly string[],
     private readonly mixture: number,
     private readonly w: Float32Array,
     private readonly heads: number,
+    private readonly members = 1,
   ) {
-    this.out = new Float64Array(heads);
+    this.out = new Float64Array(1 + skills.length);
+    this.raw = new Float64Array(heads);
+    this.perMember = heads / members;
   }
 
   score(input: RouterInput): Float64Array {
     const enc = this.encoder;
     enc.encode(input);
-    const out = this.out;
+    const raw = this.raw;
     const h = this.heads;
-    out.fill(0);
+    raw.fill(0);
     for (let i = 0; i < enc.count; i++) {
       const f = enc.touched[i]!;
       const x = enc.values[f]!;
       const row = f * h;
-      for (let j = 0; j < h; j++) out[j] += x * this.w[row + j]!;
+      for (let j = 0; j < h; j++) raw[j] += x * this.w[row + j]!;
     }
-    softmaxInPlace(out, 1, 1 + this.mixture);
+    const out = this.out;
+    out.fill(0);
+    const S = this.members;
+    const Hm = this.perMember;
+    const named = 1 + this.mixture;
+    const factors = Hm - named;
+    for (let s = 0; s < S; s++) {
+      const base = s * Hm;
+      softmaxInPlace(raw, base + 1, base + named);
+      for (let j = 0; j < named; j++) out[j] += raw[base + j]! / S;
+      for (let j = 0; j < factors; j++) out[named + s * factors + j] = raw[base + named + j]! / S;
+    }
     return out;
   }
 
