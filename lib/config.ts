@@ -113,6 +113,8 @@ export interface Config {
   keys?: KeyConfig[];
   /** write every upstream response body to this folder (bin/gateway --record) */
   recordDir?: string;
+  /** `redis://host:port`: rate limits, sticky sessions and key revocation shared by replicas (lib/limits/) */
+  limits?: string;
 }
 
 const schemaPath = fileURLToPath(new URL('./config.schema.json', import.meta.url));

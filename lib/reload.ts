@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { buildRoutes, endpoints as defaultEndpoints, type EndpointTable } from './endpoints/index.js';
 import { GatewayError } from './errors.js';
+import { redactRedisUrl } from './limits/redis.js';
 import type { ProviderPool } from './providers/pool.js';
 import type { Gateway, ServingState } from './server.js';
 import { ensureSimProvider, servicesFor, type SharedServices } from './services.js';
@@ -22,6 +23,7 @@ const RESTART_ONLY: readonly { path: string; of: (c: Config) => unknown }[] = [
   { path: 'listen.host', of: (c) => c.listen.host },
   { path: 'listen.port', of: (c) => c.listen.port },
   { path: 'store', of: (c) => c.store },
+  { path: 'limits', of: (c) => c.limits },
 ];
 
 export function restartOnlyChanges(before: Config, after: Config): string[] {
@@ -30,8 +32,9 @@ export function restartOnlyChanges(before: Config, after: Config): string[] {
 
 function describeChange(path: string, before: Config, after: Config): string {
   const s = RESTART_ONLY.find((r) => r.path === path)!;
-  // the store URL is a path, never a secret; still printed as given
-  return `${path} (${JSON.stringify(s.of(before))} → ${JSON.stringify(s.of(after))})`;
+  // the store URL is a path, never a secret; still printed as given. A redis URL may hold a password.
+  const shown = (c: Config): unknown => (path === 'limits' && c.limits !== undefined ? redactRedisUrl(c.limits) : s.of(c));
+  return `${path} (${JSON.stringify(shown(before))} → ${JSON.stringify(shown(after))})`;
 }
 
 export class ConfigReloader {
@@ -81,6 +84,8 @@ export class ConfigReloader {
     try {
       // a transaction: if it fails, the store is as it was and the old state keeps serving
       this.shared.store.seed(config);
+      // replicas and workers that did not get this SIGHUP stop honouring a revoked key now
+      this.shared.keysChanged();
     } catch (err) {
       void next.services.providers.close();
       this.refuse(err, source);

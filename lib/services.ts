@@ -1,6 +1,10 @@
 // The services a request uses. Some live as long as the process (the store, rate-limit buckets,
 // sticky sessions, the simulated provider); the catalog and the provider pool are built from one
 // configuration, and a reload (SIGHUP) builds new ones while requests in flight keep the old.
+//
+// Rate limits, sticky sessions and key revocation are kept where the deployment shares them:
+// in Redis when `limits` is set (every replica), else in the cluster primary under --workers (every
+// worker of one machine), else in this process.
 import type { Logger } from 'pino';
 import { Catalog } from './catalog.js';
 import type { Config } from './config.js';
@@ -10,6 +14,17 @@ import { InProcessRateLimiter, type RateLimiter } from './rate-limit.js';
 import { StickyRoutes } from './sticky.js';
 import { Recorder } from './providers/recorder.js';
 import { startSimProvider, type SimProvider } from './sim/server.js';
+import type { Bus } from './limits/bus.js';
+import { RedisLimits } from './limits/redis.js';
+import { RedisRateLimiter } from './limits/redis-rate-limit.js';
+import { loadStickyFromRedis, shareSticky } from './limits/sticky-sync.js';
+import type { WorkerLink } from './cluster/worker-link.js';
+
+/** One thing /readyz checks: null when ready, else what is wrong. */
+export interface ReadyProbe {
+  name: string;
+  problem(): string | null;
+}
 
 export interface Services {
   store: Store;
@@ -20,6 +35,8 @@ export interface Services {
   sticky?: StickyRoutes;
   /** writes upstream response bytes to `config.recordDir` (bin/gateway --record) */
   recorder?: Recorder;
+  /** what /readyz checks (lib/endpoints/health.ts); none: always ready */
+  probes?: readonly ReadyProbe[];
 }
 
 /**
@@ -34,23 +51,52 @@ export interface SharedServices {
   sim: SimProvider | null;
   /** reservations of a crashed process released at start */
   released: number;
+  probes: readonly ReadyProbe[];
+  /** a reload changed the keys: every process sharing the limits forgets its cached keys */
+  keysChanged(): void;
   close(): Promise<void>;
 }
 
-export async function openSharedServices(config: Config, log: Logger): Promise<SharedServices> {
+export interface SharedOptions {
+  /** this process is a cluster worker: the primary swept the store and keeps the limits (without Redis) */
+  worker?: WorkerLink | null;
+}
+
+export async function openSharedServices(config: Config, log: Logger, opts: SharedOptions = {}): Promise<SharedServices> {
+  // Redis first: a gateway that cannot reach it refuses to start before it touches the store
+  const redis = config.limits === undefined ? null : await RedisLimits.connect(config.limits);
   const store = new Store(config.store);
   store.seed(config);
-  const released = store.ledger.releaseStale();
+  const worker = opts.worker ?? null;
+  const released = worker === null ? store.ledger.releaseStale() : 0;
   store.startCheckpointer(250, (err) => log.warn({ err: err.message }, 'WAL checkpointer: falling back to SQLite automatic checkpoints'));
-  log.debug({ released }, 'store ready');
+  const sticky = new StickyRoutes();
+  const bus: Bus | null = redis ?? worker;
+  if (bus !== null) {
+    shareSticky(sticky, bus, redis?.client ?? null);
+    bus.subscribe((msg) => {
+      if (msg.topic === 'keys') store.forgetKeys();
+    });
+  }
+  if (worker !== null) worker.sticky = sticky;
+  if (redis !== null) {
+    const pins = await loadStickyFromRedis(sticky, redis.client).catch(() => 0);
+    log.debug({ pins }, 'sticky sessions loaded from redis');
+  }
+  const probes: ReadyProbe[] = [{ name: 'store', problem: () => (store.ledger.writable() ? null : 'settles are waiting for the store to take writes') }];
+  if (redis !== null) probes.push({ name: 'limits', problem: () => redis.problem() });
+  log.debug({ released, limits: redis !== null ? 'redis' : worker !== null ? 'cluster primary' : 'process' }, 'store ready');
   const shared: SharedServices = {
     store,
-    rateLimiter: new InProcessRateLimiter(),
-    sticky: new StickyRoutes(),
+    rateLimiter: redis !== null ? new RedisRateLimiter(redis.client) : (worker ?? new InProcessRateLimiter()),
+    sticky,
     sim: null,
     released,
+    probes,
+    keysChanged: () => bus?.publish({ topic: 'keys' }),
     async close() {
       await shared.sim?.close();
+      await redis?.close();
       store.close();
     },
   };
@@ -67,7 +113,7 @@ export async function ensureSimProvider(shared: SharedServices, config: Config):
 export function servicesFor(config: Config, shared: SharedServices): Services {
   const catalog = new Catalog(config);
   const providers = new ProviderPool(config, shared.sim?.url ?? null);
-  const services: Services = { store: shared.store, catalog, providers, rateLimiter: shared.rateLimiter, sticky: shared.sticky };
+  const services: Services = { store: shared.store, catalog, providers, rateLimiter: shared.rateLimiter, sticky: shared.sticky, probes: shared.probes };
   if (config.recordDir !== undefined) services.recorder = new Recorder(config.recordDir);
   return services;
 }

@@ -186,6 +186,11 @@ export class Store {
     return record;
   }
 
+  /** Another process changed the keys (lib/limits/bus.ts): the next lookup of each reads the store. */
+  forgetKeys(): void {
+    this.cache.clear();
+  }
+
   /**
    * Move WAL checkpoints off the event loop (see checkpointer.ts): the serving gateway calls this;
    * short-lived commands (credits) keep SQLite's automatic checkpoint. No-op in memory.

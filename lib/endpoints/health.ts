@@ -1,0 +1,45 @@
+// GET /healthz and GET /readyz, without auth, for load balancers and orchestrators.
+//   /healthz: the process serves (200), nothing else is asked.
+//   /readyz: it can take a request now: the store takes writes (no settle waiting for it) and, with
+//   `limits`, Redis answers. 200 when all are, else 503; the body names each check:
+//   {"status":"not ready","checks":{"store":"ok","limits":"redis is unreachable (reconnecting)"}}
+import type { ServerResponse } from 'node:http';
+import { anthropicDialect } from './dialects.js';
+import type { EndpointDefinition } from './types.js';
+
+function reply(res: ServerResponse, headers: Record<string, string>, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { ...headers, 'content-type': 'application/json', 'cache-control': 'no-store', 'content-length': String(Buffer.byteLength(text)) });
+  res.end(text);
+}
+
+export const healthz: EndpointDefinition = {
+  method: 'GET',
+  path: '/healthz',
+  build: () => ({
+    name: 'health',
+    dialect: anthropicDialect,
+    hooks: [],
+    handle: (ctx, _req, res) => reply(res, ctx.responseHeaders, 200, { status: 'ok' }),
+  }),
+};
+
+export const readyz: EndpointDefinition = {
+  method: 'GET',
+  path: '/readyz',
+  build: () => ({
+    name: 'health',
+    dialect: anthropicDialect,
+    hooks: [],
+    handle(ctx, _req, res) {
+      const checks: Record<string, string> = {};
+      let ready = true;
+      for (const probe of ctx.services.probes ?? []) {
+        const problem = probe.problem();
+        checks[probe.name] = problem ?? 'ok';
+        if (problem !== null) ready = false;
+      }
+      reply(res, ctx.responseHeaders, ready ? 200 : 503, { status: ready ? 'ready' : 'not ready', checks });
+    },
+  }),
+};
