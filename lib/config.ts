@@ -96,6 +96,10 @@ export interface ConnectionsConfig {
 export interface Config {
   listen: { host: string; port: number };
   store: string;
+  /** most connections of a PostgreSQL store per process */
+  storePool: number;
+  /** lease renewal and expiry (lib/store/lease.ts) */
+  lease: { renewMs: number; expireMs: number };
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   shutdownGraceMs: number;
   pingIntervalMs: number;

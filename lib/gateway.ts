@@ -13,8 +13,8 @@ import { servingState } from './reload.js';
 import type { EndpointTable } from './endpoints/index.js';
 
 /** A configuration as written in gateway.config.json: the fields the schema gives defaults may be left out. */
-export type GatewayConfig = Omit<Config, 'listen' | 'store' | 'logLevel' | 'shutdownGraceMs' | 'pingIntervalMs' | 'maxBodyBytes' | 'maxBufferedBodyBytes' | 'connections'> &
-  Partial<Pick<Config, 'store' | 'logLevel' | 'shutdownGraceMs' | 'pingIntervalMs' | 'maxBodyBytes' | 'maxBufferedBodyBytes'>> & { listen?: Partial<Config['listen']>; connections?: Partial<Config['connections']> };
+export type GatewayConfig = Omit<Config, 'listen' | 'store' | 'storePool' | 'lease' | 'logLevel' | 'shutdownGraceMs' | 'pingIntervalMs' | 'maxBodyBytes' | 'maxBufferedBodyBytes' | 'connections'> &
+  Partial<Pick<Config, 'store' | 'storePool' | 'lease' | 'logLevel' | 'shutdownGraceMs' | 'pingIntervalMs' | 'maxBodyBytes' | 'maxBufferedBodyBytes'>> & { listen?: Partial<Config['listen']>; connections?: Partial<Config['connections']> };
 
 export interface GatewayOptions {
   /** serve the endpoints under this path: '/llm' answers '/llm/v1/messages'; default: at the root */

@@ -131,9 +131,9 @@ export async function startGateway(opts: StartOptions): Promise<void> {
     worker.listening(url, shared.sim?.url ?? null);
   } else {
     log.info({ url, config: source, sim: shared.sim?.url, pid: process.pid }, 'listening');
-    if (shared.released > 0) log.warn({ released: shared.released }, 'released reservations left by a previous process');
     process.stderr.write(startBanner(url, demoKey, gateway.state().config));
   }
+  if (shared.released > 0) log.warn({ released: shared.released }, 'released reservations left by a previous process');
 
   let stopping = false;
   // started by `npm start` and npm died (SIGHUP, SIGKILL): stop as on SIGTERM instead of running orphaned

@@ -6,6 +6,7 @@
 // the state they started with; its provider pool is closed once the last of them has settled.
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
+import { redactStoreUrl } from './store/store-url.js';
 import { buildRoutes, endpoints as defaultEndpoints, type EndpointTable } from './endpoints/index.js';
 import { GatewayError } from './errors.js';
 import { redactRedisUrl } from './limits/redis.js';
@@ -22,8 +23,10 @@ export function servingState(config: Config, shared: SharedServices, table: Endp
 const RESTART_ONLY: readonly { path: string; of: (c: Config) => unknown }[] = [
   { path: 'listen.host', of: (c) => c.listen.host },
   { path: 'listen.port', of: (c) => c.listen.port },
-  { path: 'store', of: (c) => c.store },
-  { path: 'limits', of: (c) => c.limits },
+  { path: 'store', of: (c) => redactStoreUrl(c.store) },
+  { path: 'storePool', of: (c) => c.storePool },
+  { path: 'lease', of: (c) => JSON.stringify(c.lease) },
+  { path: 'limits', of: (c) => (c.limits === undefined ? undefined : redactRedisUrl(c.limits)) },
 ];
 
 export function restartOnlyChanges(before: Config, after: Config): string[] {
@@ -32,9 +35,8 @@ export function restartOnlyChanges(before: Config, after: Config): string[] {
 
 function describeChange(path: string, before: Config, after: Config): string {
   const s = RESTART_ONLY.find((r) => r.path === path)!;
-  // the store URL is a path, never a secret; still printed as given. A redis URL may hold a password.
-  const shown = (c: Config): unknown => (path === 'limits' && c.limits !== undefined ? redactRedisUrl(c.limits) : s.of(c));
-  return `${path} (${JSON.stringify(shown(before))} → ${JSON.stringify(shown(after))})`;
+  // a PostgreSQL store URL's or a Redis URL's password is never printed (redactStoreUrl, redactRedisUrl)
+  return `${path} (${JSON.stringify(s.of(before))} → ${JSON.stringify(s.of(after))})`;
 }
 
 export class ConfigReloader {
@@ -83,7 +85,7 @@ export class ConfigReloader {
     }
     try {
       // a transaction: if it fails, the store is as it was and the old state keeps serving
-      this.shared.store.seed(config);
+      await this.shared.store.seed(config);
       // replicas and workers that did not get this SIGHUP stop honouring a revoked key now
       this.shared.keysChanged();
     } catch (err) {

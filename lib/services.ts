@@ -8,7 +8,9 @@
 import type { Logger } from 'pino';
 import { Catalog } from './catalog.js';
 import type { Config } from './config.js';
-import { Store } from './store/store.js';
+import { openStore } from './store/open-store.js';
+import type { GatewayStore } from './store/store-api.js';
+import { DEFAULT_LEASE, LeaseKeeper } from './store/lease.js';
 import { ProviderPool } from './providers/pool.js';
 import { InProcessRateLimiter, type RateLimiter } from './rate-limit.js';
 import { StickyRoutes } from './sticky.js';
@@ -27,7 +29,7 @@ export interface ReadyProbe {
 }
 
 export interface Services {
-  store: Store;
+  store: GatewayStore;
   catalog: Catalog;
   providers: ProviderPool;
   rateLimiter: RateLimiter;
@@ -44,12 +46,12 @@ export interface Services {
  * sessions (a reload must not reset a key's limits), and the simulated provider once started.
  */
 export interface SharedServices {
-  store: Store;
+  store: GatewayStore;
   rateLimiter: RateLimiter;
   sticky: StickyRoutes;
   /** the in-process simulated provider, when a config has had a simulated provider */
   sim: SimProvider | null;
-  /** reservations of a crashed process released at start */
+  /** reservations of dead processes (their lease gone or expired) released at start */
   released: number;
   probes: readonly ReadyProbe[];
   /** a reload changed the keys: every process sharing the limits forgets its cached keys */
@@ -58,24 +60,41 @@ export interface SharedServices {
 }
 
 export interface SharedOptions {
-  /** this process is a cluster worker: the primary swept the store and keeps the limits (without Redis) */
+  /** this process is a cluster worker: without Redis, the primary keeps the limits and relays pins */
   worker?: WorkerLink | null;
 }
 
 export async function openSharedServices(config: Config, log: Logger, opts: SharedOptions = {}): Promise<SharedServices> {
   // Redis first: a gateway that cannot reach it refuses to start before it touches the store
   const redis = config.limits === undefined ? null : await RedisLimits.connect(config.limits);
-  const store = new Store(config.store);
-  store.seed(config);
   const worker = opts.worker ?? null;
-  const released = worker === null ? store.ledger.releaseStale() : 0;
-  store.startCheckpointer(250, (err) => log.warn({ err: err.message }, 'WAL checkpointer: falling back to SQLite automatic checkpoints'));
+  let store: GatewayStore;
+  let lease: LeaseKeeper;
+  let released: number;
+  try {
+    store = await openStore(config);
+  } catch (err) {
+    await redis?.close();
+    throw err;
+  }
+  try {
+    await store.seed(config);
+    // the lease before the first hold: a sweep on another process must see this one alive
+    lease = new LeaseKeeper(store, config.lease ?? DEFAULT_LEASE, log);
+    released = await lease.start();
+    await store.startServing(log);
+  } catch (err) {
+    await store.close();
+    await redis?.close();
+    throw err;
+  }
   const sticky = new StickyRoutes();
   const bus: Bus | null = redis ?? worker;
   if (bus !== null) {
     shareSticky(sticky, bus, redis?.client ?? null);
+    const keys = store;
     bus.subscribe((msg) => {
-      if (msg.topic === 'keys') store.forgetKeys();
+      if (msg.topic === 'keys') keys.forgetKeys?.();
     });
   }
   if (worker !== null) worker.sticky = sticky;
@@ -83,9 +102,10 @@ export async function openSharedServices(config: Config, log: Logger, opts: Shar
     const pins = await loadStickyFromRedis(sticky, redis.client).catch(() => 0);
     log.debug({ pins }, 'sticky sessions loaded from redis');
   }
-  const probes: ReadyProbe[] = [{ name: 'store', problem: () => (store.ledger.writable() ? null : 'settles are waiting for the store to take writes') }];
+  const ledger = store.ledger;
+  const probes: ReadyProbe[] = [{ name: 'store', problem: () => (ledger.writable() ? null : 'settles are waiting for the store to take writes') }];
   if (redis !== null) probes.push({ name: 'limits', problem: () => redis.problem() });
-  log.debug({ released, limits: redis !== null ? 'redis' : worker !== null ? 'cluster primary' : 'process' }, 'store ready');
+  log.debug({ released, store: store.kind, limits: redis !== null ? 'redis' : worker !== null ? 'cluster primary' : 'process' }, 'store ready');
   const shared: SharedServices = {
     store,
     rateLimiter: redis !== null ? new RedisRateLimiter(redis.client) : (worker ?? new InProcessRateLimiter()),
@@ -96,8 +116,9 @@ export async function openSharedServices(config: Config, log: Logger, opts: Shar
     keysChanged: () => bus?.publish({ topic: 'keys' }),
     async close() {
       await shared.sim?.close();
+      await lease.stop();
       await redis?.close();
-      store.close();
+      await store.close();
     },
   };
   await ensureSimProvider(shared, config);

@@ -11,8 +11,9 @@ import { resolve } from 'node:path';
 import type { Config } from '../config.js';
 import { parseUsd, unitsToUsd } from '../pricing.js';
 import type { StoredUsage } from '../store/ledger.js';
-import { Store } from '../store/store.js';
-import { storeFile } from '../store/store-url.js';
+import { openStore } from '../store/open-store.js';
+import type { GatewayStore } from '../store/store-api.js';
+import { isPostgresUrl, redactStoreUrl, storeFile } from '../store/store-url.js';
 
 export const CREDITS_USAGE = `usage:
   gateway credits show  [--org ORG]
@@ -75,14 +76,14 @@ function usageLine(r: StoredUsage): Record<string, unknown> {
   };
 }
 
-function run(store: Store, command: string, flags: Map<string, string>, print: (value: unknown) => void): number {
+async function run(store: GatewayStore, command: string, flags: Map<string, string>, print: (value: unknown) => void): Promise<number> {
   const ledger = store.ledger;
   const org = flags.get('org');
-  if (org !== undefined && ledger.balanceOf(org) === null) throw new UsageError(`unknown organization "${org}"`);
+  if (org !== undefined && (await ledger.balanceOf(org)) === null) throw new UsageError(`unknown organization "${org}"`);
   switch (command) {
     case 'show':
-      for (const id of org === undefined ? ledger.orgIds() : [org]) {
-        const b = ledger.balanceOf(id)!;
+      for (const id of org === undefined ? await ledger.orgIds() : [org]) {
+        const b = (await ledger.balanceOf(id))!;
         print({
           org: id,
           ...money('balance', b.balance),
@@ -98,7 +99,7 @@ function run(store: Store, command: string, flags: Map<string, string>, print: (
       const limitText = flags.get('limit') ?? '20';
       const limit = Number(limitText);
       if (!/^\d+$/.test(limitText) || limit < 1 || limit > 100_000) throw new UsageError('--limit must be an integer from 1 to 100000');
-      for (const r of ledger.usageFor({ org: org ?? null, keyId: flags.get('key') ?? null, limit })) print(usageLine(r));
+      for (const r of await ledger.usageFor({ org: org ?? null, keyId: flags.get('key') ?? null, limit })) print(usageLine(r));
       return 0;
     }
     case 'add': {
@@ -108,7 +109,7 @@ function run(store: Store, command: string, flags: Map<string, string>, print: (
       const units = parseUsd(usd);
       if (units === null || units === 0) throw new UsageError(`--usd must be a non-zero decimal amount with at most 9 decimals, got "${usd}"`);
       const reason = flags.get('reason') ?? 'added from the command line';
-      const balance = ledger.addCredits(org, units, reason);
+      const balance = await ledger.addCredits(org, units, reason);
       print({ org, ...money('added', units), ...money('balance', balance), reason });
       return 0;
     }
@@ -139,17 +140,18 @@ function parseCommand(argv: readonly string[], err: (line: string) => void): Par
   }
 }
 
-function runOn(store: Store, config: Config, command: string, flags: Map<string, string>, out: (line: string) => void, err: (line: string) => void): number {
+async function runOn(open: Promise<GatewayStore>, config: Config, command: string, flags: Map<string, string>, out: (line: string) => void, err: (line: string) => void): Promise<number> {
+  const store = await open;
   try {
     // organizations the config added since the gateway last started; keys stay the gateway's business
-    store.seedOrgs(config);
-    return run(store, command, flags, (value) => out(JSON.stringify(value)));
+    await store.seedOrgs(config);
+    return await run(store, command, flags, (value) => out(JSON.stringify(value)));
   } catch (e) {
     if (!(e instanceof UsageError)) throw e;
     err(e.message);
     return 2;
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
@@ -164,7 +166,7 @@ const stderr = (line: string): void => void process.stderr.write(`${line}\n`);
 export async function runCreditsCommand(argv: string[], config: Config, out = stdout, err = stderr): Promise<number> {
   const parsed = parseCommand(argv, err);
   if ('exit' in parsed) return parsed.exit;
-  return runOn(new Store(config.store), config, parsed.command, parsed.flags, out, err);
+  return runOn(openStore(config), config, parsed.command, parsed.flags, out, err);
 }
 
 /**
@@ -177,6 +179,10 @@ export async function runCreditsCli(argv: string[], load: () => { config: Config
   const parsed = parseCommand(argv, err);
   if ('exit' in parsed) return parsed.exit;
   const { config, source } = load();
+  if (isPostgresUrl(config.store)) {
+    err(`gateway credits: config ${source}, store ${redactStoreUrl(config.store)}`);
+    return runOn(openStore(config), config, parsed.command, parsed.flags, out, err);
+  }
   const file = storeFile(config.store);
   if (file === null) {
     err(`gateway credits: config ${source} keeps its store in memory (${config.store}): there is no ledger to open`);
@@ -188,5 +194,5 @@ export async function runCreditsCli(argv: string[], load: () => { config: Config
     return 2;
   }
   err(`gateway credits: config ${source}, store ${path}`);
-  return runOn(new Store(config.store, { mustExist: true }), config, parsed.command, parsed.flags, out, err);
+  return runOn(openStore(config, { mustExist: true }), config, parsed.command, parsed.flags, out, err);
 }

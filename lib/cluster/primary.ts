@@ -1,6 +1,6 @@
 // bin/gateway --workers N|auto: the primary process. It checks what every worker will need (the
-// config, a store they can share, Redis when `limits` is set), opens the store once to seed it and
-// release what a previous run left, then forks N workers that each serve on the one listener
+// config, a store they can share, Redis when `limits` is set), opens the store once to migrate and
+// seed it (so a broken store is one error line, not N), then forks N workers that each serve on the one listener
 // (node:cluster shares it). Without `limits` it keeps the rate-limit buckets for all workers and
 // answers their admissions over IPC, and relays pins and key changes between them. SIGTERM/SIGINT
 // stop every worker gracefully (the exit code is the worst of theirs); SIGHUP reaches every worker,
@@ -13,7 +13,7 @@ import { errors } from '../errors/index.js';
 import { RedisLimits } from '../limits/redis.js';
 import { InProcessRateLimiter } from '../rate-limit.js';
 import { StickyRoutes } from '../sticky.js';
-import { Store } from '../store/store.js';
+import { openStore } from '../store/open-store.js';
 import { isGatewayMessage, type PrimaryToWorker, type WorkerToPrimary } from './messages.js';
 
 /** a worker that dies sooner than this after it started is replaced only after this long (no crash loop) */
@@ -37,12 +37,14 @@ export interface PrimaryOptions {
 export async function runPrimary({ config, workers, log, banner }: PrimaryOptions): Promise<void> {
   if (config.store === 'sqlite::memory:') throw errors.workersNeedSharedStore(config.store);
   if (config.limits !== undefined) await (await RedisLimits.connect(config.limits)).close();
-  // seeded once and swept once here: a worker (re)starting never releases its siblings' holds
-  const store = new Store(config.store);
-  store.seed(config);
-  const released = store.ledger.releaseStale();
-  store.close();
-  if (released > 0) log.warn({ released }, 'released reservations left by a previous process');
+  // each worker holds a lease of its own (lib/store/lease.ts): a worker that dies has its holds
+  // released by a sweep on a live one once the lease expires, and never a live sibling's
+  const store = await openStore(config);
+  try {
+    await store.seed(config);
+  } finally {
+    await store.close();
+  }
 
   const limiter = config.limits === undefined ? new InProcessRateLimiter() : null;
   const sticky = new StickyRoutes();

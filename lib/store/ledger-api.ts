@@ -1,4 +1,6 @@
-// What the rest of the gateway sees of the credit ledger (implemented on SQLite in `ledger.ts`).
+// What the rest of the gateway sees of the credit ledger (on SQLite in `ledger.ts`, on PostgreSQL in
+// `pg/pg-ledger.ts`). `Awaitable` results are immediate on SQLite, promises on PostgreSQL.
+import type { Awaitable } from './store-api.js';
 import type { KeyRecord, Reservation, UsageRecord } from './types.js';
 
 export interface ReserveInput {
@@ -27,11 +29,11 @@ export interface UsageQuery {
 
 export interface Ledger {
   /** hold `amount` atomically against balance and every spend cap; throws GatewayError 402 when refused */
-  reserve(input: ReserveInput): Reservation;
+  reserve(input: ReserveInput): Awaitable<Reservation>;
   /** one transaction: write the usage record, charge `record.cost`, release the hold; false when already ended */
-  settle(reservation: Reservation, record: UsageRecord): boolean;
+  settle(reservation: Reservation, record: UsageRecord): Awaitable<boolean>;
   /** release everything (nothing charged); the record, if given, is written with cost 0; false when already ended */
-  release(reservation: Reservation, record?: UsageRecord): boolean;
+  release(reservation: Reservation, record?: UsageRecord): Awaitable<boolean>;
   /**
    * `reserve`, batched with every other reserve and end of the same event-loop turn in one
    * transaction (one commit). Each hold is still decided alone, in queue order, against the counters
@@ -45,13 +47,13 @@ export interface Ledger {
    * Resolves once the batch committed; `flush()` commits what is queued at once (shutdown).
    */
   endSoon(reservation: Reservation, record: UsageRecord, charge: boolean): Promise<boolean>;
-  flush(): void;
-  /** release reservations left by other (crashed) processes; returns how many */
-  releaseStale(): number;
-  balanceOf(org: string): Balance | null;
-  orgIds(): string[];
-  usageFor(query: UsageQuery): StoredUsage[];
+  flush(): Awaitable<void>;
+  /** release the reservations of owners whose lease is gone or expired, never this process's (lease.ts); returns how many */
+  releaseStale(): Awaitable<number>;
+  balanceOf(org: string): Awaitable<Balance | null>;
+  orgIds(): Awaitable<string[]>;
+  usageFor(query: UsageQuery): Awaitable<StoredUsage[]>;
   /** add (or, negative, remove) credits with a reason; returns the new balance */
-  addCredits(org: string, units: number, reason: string): number;
-  openReservations(): number;
+  addCredits(org: string, units: number, reason: string): Awaitable<number>;
+  openReservations(): Awaitable<number>;
 }

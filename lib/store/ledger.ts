@@ -17,8 +17,9 @@
 //   by that overrun only).
 // - A usage row is keyed by request id: the first record of a request is kept (a duplicate id never
 //   fails a settle, and the charge is applied either way).
-// - releaseStale releases every reservation taken by another boot. Run it at start only: with
-//   several live processes on one file it would also release the other processes' holds.
+// - releaseStale releases the reservations of owners that are not alive (lease.ts): no lease, an
+//   expired one, or a dead pid on this machine; never those of a process that renews its lease, so
+//   several live processes can share one file (and restart one at a time).
 // - reserveSoon/endSoon: the operations queued in one event-loop turn run in one transaction, in
 //   queue order, each decided as `reserve` would be against the counters the earlier ones left. The
 //   batch coalesces the counter work (`CounterBatch`, ledger-batch.ts): a level's counters are read
@@ -38,6 +39,7 @@ import { SettleBacklog, type PendingEnd } from './settle-backlog.js';
 import { isStoreUnwritable } from './store-errors.js';
 import type { StoreFaultSwitch } from './fault-switch.js';
 import type { Reservation, UsageRecord } from './types.js';
+import { deadOwners, type LeaseRow } from './lease.js';
 
 export type { Balance, Ledger, ReserveInput, StoredUsage, UsageQuery } from './ledger-api.js';
 
@@ -76,7 +78,10 @@ export class SqliteLedger implements Ledger {
   private readonly bumpEnv: Database.Statement<[Delta]>;
   private readonly insertReservation: Database.Statement<[string, string, string, string, string | null, string | null, number, string, number]>;
   private readonly claimReservation: Database.Statement<[string], ReservationRow>;
-  private readonly staleReservations: Database.Statement<[string], ReservationRow>;
+  private readonly ownerReservations: Database.Statement<[string], ReservationRow>;
+  private readonly reservationOwners: Database.Statement<[string], { boot_id: string }>;
+  private readonly selectLeases: Database.Statement<[], LeaseRow>;
+  private readonly deleteLease: Database.Statement<[string]>;
   /** positional parameters (binding 23 named ones from an object costs more than the insert) */
   private readonly insertUsage: Database.Statement<unknown[]>;
   private readonly selectBalance: Database.Statement<[string], { balance: number; reserved: number; spent: number; spend_cap: number | null }>;
@@ -118,7 +123,10 @@ export class SqliteLedger implements Ledger {
     this.insertReservation = db.prepare(`INSERT INTO reservations (id, request_id, key_id, org, project, environment, amount, boot_id, created_at)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`);
     this.claimReservation = db.prepare('DELETE FROM reservations WHERE id = ? RETURNING id, key_id, org, project, environment, amount');
-    this.staleReservations = db.prepare('DELETE FROM reservations WHERE boot_id <> ? RETURNING id, key_id, org, project, environment, amount');
+    this.ownerReservations = db.prepare('DELETE FROM reservations WHERE boot_id = ? RETURNING id, key_id, org, project, environment, amount');
+    this.reservationOwners = db.prepare('SELECT DISTINCT boot_id FROM reservations WHERE boot_id <> ?');
+    this.selectLeases = db.prepare('SELECT owner, machine, pid, expires_at FROM leases');
+    this.deleteLease = db.prepare('DELETE FROM leases WHERE owner = ?');
     this.insertUsage = db.prepare(`INSERT INTO usage (request_id, key_id, org, project, environment, endpoint, model_requested, model_served, provider,
         input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, web_searches, audio_seconds, cost,
         call_name, end_user_id, status, error_code, latency_ms, created_at)
@@ -146,10 +154,19 @@ export class SqliteLedger implements Ledger {
       this.faults?.apply();
       this.batchTx.immediate(ends.map((e): Op => ({ kind: 'end', id: e.reservation.id, reservation: e.reservation, record: e.record, resolve: ignore, reject: ignore })));
     });
+    // one write transaction: a lease renewed meanwhile waits for it, so what was judged dead stays so
     this.staleTx = db.transaction(() => {
-      const rows = this.staleReservations.all(this.bootId);
-      for (const r of rows) this.apply({ key: r.key_id, org: r.org, project: r.project, environment: r.environment, reserve: -r.amount, cost: 0 });
-      return rows.length;
+      const owners = this.reservationOwners.all(this.bootId).map((r) => r.boot_id);
+      if (owners.length === 0) return 0;
+      let released = 0;
+      for (const owner of deadOwners(owners, this.selectLeases.all(), Date.now(), this.bootId).dead) {
+        for (const r of this.ownerReservations.all(owner)) {
+          this.apply({ key: r.key_id, org: r.org, project: r.project, environment: r.environment, reserve: -r.amount, cost: 0 });
+          released++;
+        }
+        this.deleteLease.run(owner);
+      }
+      return released;
     });
     this.creditTx = db.transaction((org: string, units: number, reason: string) => {
       if (this.creditOrg.run(units, org).changes === 0) throw new Error(`unknown organization "${org}"`);

@@ -88,4 +88,21 @@ export const MIGRATIONS: readonly string[] = [
     created_at INTEGER NOT NULL
   );
   `,
+  // 2: leases (lib/store/lease.ts): each serving process renews its row; a reservation's boot_id is
+  // its owner, and only the holds of owners whose lease is gone are swept. key_epoch counts changes
+  // to the keys table's attributes (triggers; not its spend counters), so every process sharing the file notices a revoked key.
+  `
+  CREATE TABLE leases (
+    owner TEXT PRIMARY KEY,
+    machine TEXT,
+    pid INTEGER,
+    expires_at INTEGER NOT NULL
+  );
+  CREATE INDEX reservations_owner ON reservations(boot_id);
+  CREATE TABLE key_epoch (n INTEGER NOT NULL);
+  INSERT INTO key_epoch (n) VALUES (0);
+  CREATE TRIGGER keys_changed_insert AFTER INSERT ON keys BEGIN UPDATE key_epoch SET n = n + 1; END;
+  CREATE TRIGGER keys_changed_update AFTER UPDATE OF hash, org, project, environment, scopes, models, spend_cap, rpm, tpm, disabled ON keys BEGIN UPDATE key_epoch SET n = n + 1; END;
+  CREATE TRIGGER keys_changed_delete AFTER DELETE ON keys BEGIN UPDATE key_epoch SET n = n + 1; END;
+  `,
 ];

@@ -45,8 +45,8 @@ export class SettleBacklog {
   private failures = 0;
   log: BacklogLog | null = null;
 
-  /** `commit` writes the given ends in one transaction, or throws (the store refused it). */
-  constructor(private readonly commit: (ends: readonly PendingEnd[]) => void) {}
+  /** `commit` writes the given ends in one transaction, or throws/rejects (the store refused it). */
+  constructor(private readonly commit: (ends: readonly PendingEnd[]) => void | Promise<void>) {}
 
   get size(): number {
     return this.pending.size;
@@ -68,25 +68,37 @@ export class SettleBacklog {
     if (this.timer !== null || this.pending.size === 0) return;
     this.timer = setTimeout(() => {
       this.timer = null;
-      if (!this.attempt()) this.schedule();
+      void Promise.resolve(this.attempt()).then((done) => {
+        if (!done) this.schedule();
+      });
     }, this.delayMs);
     this.timer.unref();
   }
 
-  /** One try at committing every pending end; true when the backlog is empty after it. */
-  private attempt(): boolean {
+  /** One try at committing every pending end; true when the backlog is empty after it (a promise when the commit is one). */
+  private attempt(): boolean | Promise<boolean> {
     const ends = [...this.pending.values()];
     if (ends.length === 0) return true;
+    let committed: void | Promise<void>;
     try {
-      this.commit(ends);
+      committed = this.commit(ends);
     } catch (err) {
-      this.failures++;
-      this.delayMs = Math.min(MAX_DELAY_MS, this.delayMs * 2);
-      const fields = { pending: ends.length, attempts: this.failures, nextRetryMs: this.delayMs, err: String(err) };
-      if (isStoreUnwritable(err)) this.log?.warn(fields, 'settle retry failed: the store still cannot be written');
-      else this.log?.error(fields, 'settle retry failed');
-      return false;
+      return this.failed(ends, err);
     }
+    if (committed instanceof Promise) return committed.then(() => this.succeeded(ends), (err: unknown) => this.failed(ends, err));
+    return this.succeeded(ends);
+  }
+
+  private failed(ends: readonly PendingEnd[], err: unknown): false {
+    this.failures++;
+    this.delayMs = Math.min(MAX_DELAY_MS, this.delayMs * 2);
+    const fields = { pending: ends.length, attempts: this.failures, nextRetryMs: this.delayMs, err: String(err) };
+    if (isStoreUnwritable(err)) this.log?.warn(fields, 'settle retry failed: the store still cannot be written');
+    else this.log?.error(fields, 'settle retry failed');
+    return false;
+  }
+
+  private succeeded(ends: readonly PendingEnd[]): true {
     for (const end of ends) this.pending.delete(end.reservation.id);
     this.log?.info({ settled: ends.length, attempts: this.failures + 1 }, 'settles committed after retry');
     this.failures = 0;
@@ -105,6 +117,19 @@ export class SettleBacklog {
     let wait = 50;
     while (!this.attempt() && Date.now() + wait <= end) {
       sleep(wait);
+      wait = Math.min(wait * 2, 500);
+    }
+    return this.unsettled();
+  }
+
+  /** `drain` for a store whose commit is asynchronous (PostgreSQL). */
+  async drainAsync(budgetMs: number): Promise<Unsettled[]> {
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = null;
+    const end = Date.now() + budgetMs;
+    let wait = 50;
+    while (!(await this.attempt()) && Date.now() + wait <= end) {
+      await new Promise((r) => setTimeout(r, wait));
       wait = Math.min(wait * 2, 500);
     }
     return this.unsettled();

@@ -1,4 +1,4 @@
-// What a failure of the SQLite store means: a write the store refused for now (disk full, read-only
+// What a failure of the store (SQLite, or PostgreSQL's errors below) means: a write the store refused for now (disk full, read-only
 // file, I/O error, locked too long), which is retried and answered 503, versus anything else; and,
 // at start, a one-line error that names the file and says how to fix it instead of a stack trace.
 import type { GatewayError } from '../errors.js';
@@ -13,9 +13,19 @@ function codeOf(err: unknown): string {
 /** SQLite result codes (and extended ones: SQLITE_IOERR_WRITE, SQLITE_READONLY_DBMOVED...) of a store that cannot take writes now. */
 const UNWRITABLE = /^SQLITE_(FULL|READONLY|IOERR|CANTOPEN|BUSY|LOCKED|PROTOCOL|NOMEM)/;
 
-/** The store refused a write for a reason that may pass (free space, a writable file again). */
+/**
+ * PostgreSQL SQLSTATEs and socket errors of a database that cannot take writes now: connection
+ * exceptions (08), insufficient resources (53), shutting down or starting (57P01-57P03), a
+ * read-only standby (25006), and the connection refused, reset or timed out.
+ */
+const PG_UNWRITABLE = /^(08...|53...|57P0[123]|25006|ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|EHOSTUNREACH|ENOTFOUND|EAI_AGAIN)$/;
+const PG_CLIENT_GONE = /Connection terminated|connection timeout|Client has encountered a connection error|timeout exceeded when trying to connect/;
+
+/** The store refused a write for a reason that may pass (free space, a writable file again, the database back). */
 export function isStoreUnwritable(err: unknown): boolean {
-  return UNWRITABLE.test(codeOf(err));
+  const code = codeOf(err);
+  if (UNWRITABLE.test(code) || PG_UNWRITABLE.test(code)) return true;
+  return code === '' && err instanceof Error && PG_CLIENT_GONE.test(err.message);
 }
 
 /** What to do about a store that cannot be opened, by the error's code. */

@@ -18,6 +18,8 @@ import { StoreFaultSwitch } from './fault-switch.js';
 import type { Unsettled } from './settle-backlog.js';
 import { storeOpenError } from './store-errors.js';
 import { GatewayError } from '../errors.js';
+import { MACHINE } from './lease.js';
+import type { GatewayStore, StoreLog } from './store-api.js';
 
 /** How long shutdown keeps retrying settles the store refused before it gives up on them. */
 const SHUTDOWN_SETTLE_RETRY_MS = 1500;
@@ -35,11 +37,11 @@ function keyIdOf(k: KeyConfig): string {
   return k.id ?? `key_${hashKey(k.key).slice(0, 12)}`;
 }
 
-function capUnits(usd: number | null | undefined): number | null {
+export function capUnits(usd: number | null | undefined): number | null {
   return usd == null ? null : usdToUnits(usd);
 }
 
-function keyRows(keys: readonly KeyConfig[]): KeyRow[] {
+export function keyRows(keys: readonly KeyConfig[]): KeyRow[] {
   const seen = new Set<string>();
   return keys.map((k, i) => {
     const id = keyIdOf(k);
@@ -61,7 +63,7 @@ function keyRows(keys: readonly KeyConfig[]): KeyRow[] {
   });
 }
 
-function toRecord(row: KeyRow): KeyRecord {
+export function toRecord(row: KeyRow): KeyRecord {
   return {
     id: row.id,
     org: row.org,
@@ -74,7 +76,11 @@ function toRecord(row: KeyRow): KeyRecord {
   };
 }
 
-export class Store {
+/** How often a serving process looks for key changes made by another process on the same file. */
+const KEY_CHECK_MS = 250;
+
+export class Store implements GatewayStore {
+  readonly kind = 'sqlite';
   readonly db: Database.Database;
   /** identifies this process: reservations of another boot are stale (a crashed process left them) */
   readonly bootId = randomUUID();
@@ -85,6 +91,9 @@ export class Store {
   /** the database file ('' in memory) */
   private readonly file: string;
   private checkpointer: Worker | null = null;
+  private keyWatch: NodeJS.Timeout | null = null;
+  /** whether this process has taken its lease (a renewal then tells whether it had lapsed) */
+  private leased = false;
   /** what shutdown could not settle (set by `close`) */
   private left: Unsettled[] = [];
 
@@ -191,6 +200,48 @@ export class Store {
     this.cache.clear();
   }
 
+  /** Writes this process's lease (lease.ts); false when it had lapsed or been removed since the last one. */
+  renewLease(expireMs: number): boolean {
+    const now = Date.now();
+    const prev = this.db.prepare<[string], { expires_at: number }>('SELECT expires_at FROM leases WHERE owner = ?').get(this.bootId);
+    this.db
+      .prepare('INSERT INTO leases (owner, machine, pid, expires_at) VALUES (?, ?, ?, ?) ON CONFLICT(owner) DO UPDATE SET expires_at = excluded.expires_at')
+      .run(this.bootId, MACHINE, process.pid, now + expireMs);
+    const lapsed = this.leased && (prev === undefined || prev.expires_at <= now);
+    this.leased = true;
+    return !lapsed;
+  }
+
+  endLease(): void {
+    if (this.db.open) this.db.prepare('DELETE FROM leases WHERE owner = ?').run(this.bootId);
+  }
+
+  releaseStale(): number {
+    return this.ledger.releaseStale();
+  }
+
+  /**
+   * A serving gateway's background work: WAL checkpoints in a worker, and a look every 250 ms at the
+   * keys' change counter (a trigger bumps it), so a key revoked, rotated or disabled by another
+   * process on the same file (its SIGHUP, the CLI) is refused here too well within a second.
+   */
+  startServing(log: StoreLog): void {
+    this.startCheckpointer(250, (err) => log.warn({ err: err.message }, 'WAL checkpointer: falling back to SQLite automatic checkpoints'));
+    if (this.keyWatch !== null) return;
+    const epoch = this.db.prepare<[], { n: number }>('SELECT n FROM key_epoch');
+    let seen = epoch.get()!.n;
+    this.keyWatch = setInterval(() => {
+      try {
+        const n = epoch.get()!.n;
+        if (n !== seen) this.cache.clear();
+        seen = n;
+      } catch (err) {
+        log.warn({ err: String(err) }, 'checking the keys for changes failed');
+      }
+    }, KEY_CHECK_MS);
+    this.keyWatch.unref();
+  }
+
   /**
    * Move WAL checkpoints off the event loop (see checkpointer.ts): the serving gateway calls this;
    * short-lived commands (credits) keep SQLite's automatic checkpoint. No-op in memory.
@@ -223,8 +274,15 @@ export class Store {
    */
   close(): void {
     if (!this.db.open) return;
+    if (this.keyWatch !== null) clearInterval(this.keyWatch);
+    this.keyWatch = null;
     this.ledger.flush();
     this.left = this.ledger.backlog.drain(SHUTDOWN_SETTLE_RETRY_MS, sleepSync);
+    try {
+      if (this.leased) this.endLease();
+    } catch {
+      // a store that cannot be written: the lease expires on its own
+    }
     if (this.checkpointer !== null) {
       this.checkpointer.postMessage('stop');
       this.checkpointer = null;

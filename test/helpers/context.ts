@@ -58,7 +58,7 @@ export function makeServices(config: Config = testConfig(), rateLimiter: RateLim
 
 export interface ContextOptions {
   config?: Config;
-  services?: Services;
+  services?: TestServices;
   /** the presented key (seeded in the config); null leaves ctx.key unset */
   key?: string | null;
   endpoint?: EndpointName;
@@ -69,7 +69,10 @@ export interface ContextOptions {
 
 let counter = 0;
 
-export function makeContext(opts: ContextOptions = {}): RequestContext {
+/** A request context whose store is the SQLite one tests read synchronously. */
+export type TestContext = Omit<RequestContext, 'services'> & { readonly services: TestServices };
+
+export function makeContext(opts: ContextOptions = {}): TestContext {
   const config = opts.config ?? testConfig();
   const services = opts.services ?? makeServices(config);
   const controller = new AbortController();
