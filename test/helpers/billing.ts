@@ -1,5 +1,6 @@
 // Shared pieces of the end-to-end billing tests: a config with priced test models on the simulated
-// provider and a file store, read-only views of that store (the ledger is checked after, and
+// provider and a file store (or, with GATEWAY_TEST_STORE=postgres, a fresh PostgreSQL database:
+// `npm run test:postgres`), read-only views of that store (the ledger is checked after, and
 // sometimes during, a run of the real bin/gateway), and the expected cost of a usage row computed
 // independently from the model's configured prices.
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -9,6 +10,8 @@ import Database from 'better-sqlite3';
 import { costUnits, pricingFromConfig } from '../../lib/pricing.js';
 import type { Pricing } from '../../lib/config.js';
 import { baseConfig, TEST_KEY, withModels } from './gateway.js';
+import { connectTo, PG_URL_ENV, testStoreIsPostgres, type PgServer } from './postgres.js';
+import { isPostgresUrl } from '../../lib/store/store-url.js';
 
 export { TEST_KEY };
 
@@ -31,6 +34,7 @@ export function billModel(id: string, upstream: string, extra: Record<string, un
 
 export interface FileStore {
   dir: string;
+  /** the SQLite file, or the PostgreSQL database URL */
   db: string;
   /** config file on disk, for `bin/gateway credits ... --config <file>` */
   file: string;
@@ -40,8 +44,8 @@ export interface FileStore {
 /** The base test config plus `models` and overrides, on a SQLite file in a fresh temp dir. */
 export function fileStoreConfig(models: Record<string, unknown>[], extra: Record<string, unknown> = {}): FileStore {
   const dir = mkdtempSync(join(tmpdir(), 'gw-billing-'));
-  const db = join(dir, 'gw.db');
-  const config = { ...withModels(baseConfig(extra), models), store: `sqlite:${db}` };
+  const db = testStoreIsPostgres() ? testDatabase() : join(dir, 'gw.db');
+  const config = { ...withModels(baseConfig(extra), models), store: isPostgresUrl(db) ? db : `sqlite:${db}` };
   const file = join(dir, 'config.json');
   writeFileSync(file, JSON.stringify(config));
   return { dir, db, file, config };
@@ -80,21 +84,59 @@ export interface ReservationRow {
   boot_id: string;
 }
 
-/** A read-only view of the gateway's SQLite file (never writes; the gateway may be running). */
+let pgServer: PgServer | null = null;
+
+/** A fresh database on the server GATEWAY_TEST_PG_URL names (the test:postgres tier starts it). */
+function testDatabase(): string {
+  const admin = process.env[PG_URL_ENV];
+  if (!admin) throw new Error(`GATEWAY_TEST_STORE=postgres needs ${PG_URL_ENV}: run the tests through \`npm run test:postgres\``);
+  return pgClient().createDatabase();
+}
+
+function pgClient(): PgServer {
+  return (pgServer ??= connectTo(process.env[PG_URL_ENV]!));
+}
+
+/** SQL literal of a string (the views below take ids from the tests themselves). */
+const lit = (s: string): string => `'${s.replace(/'/g, "''")}'`;
+
+/** The few reads the views make, on SQLite or PostgreSQL. */
+interface ViewReads {
+  all<R>(sql: string, ...params: string[]): R[];
+  close(): void;
+}
+
+function sqliteReads(path: string): ViewReads {
+  const db = new Database(path, { readonly: true, fileMustExist: true });
+  db.pragma('busy_timeout = 5000');
+  return { all: <R>(sql: string, ...params: string[]) => db.prepare<string[], R>(sql).all(...params), close: () => db.close() };
+}
+
+function pgReads(url: string): ViewReads {
+  // ? placeholders filled as literals; psql answers synchronously, as better-sqlite3 does
+  return {
+    all: <R>(sql: string, ...params: string[]) => {
+      let i = 0;
+      return pgClient().query<R>(url, sql.replace(/\?/g, () => lit(params[i++]!)).replace(/rowid/g, 'seq'));
+    },
+    close: () => undefined,
+  };
+}
+
+/** A read-only view of the gateway's store (never writes; the gateway may be running). */
 export class LedgerView {
-  private readonly db: Database.Database;
+  private readonly db: ViewReads;
   constructor(path: string) {
-    this.db = new Database(path, { readonly: true, fileMustExist: true });
-    this.db.pragma('busy_timeout = 5000');
+    this.db = isPostgresUrl(path) ? pgReads(path) : sqliteReads(path);
   }
   org(id: string): OrgRow {
-    return this.db.prepare<[string], OrgRow>('SELECT id, balance, reserved, spent FROM orgs WHERE id = ?').get(id)!;
+    return this.db.all<OrgRow>('SELECT id, balance, reserved, spent FROM orgs WHERE id = ?', id)[0]!;
   }
   reservations(): ReservationRow[] {
-    return this.db.prepare<[], ReservationRow>('SELECT id, request_id, org, amount, boot_id FROM reservations').all();
+    return this.db.all<ReservationRow>('SELECT id, request_id, org, amount, boot_id FROM reservations');
   }
   usage(org: string): UsageRow[] {
-    return this.db.prepare<[string], UsageRow>('SELECT * FROM usage WHERE org = ? ORDER BY created_at, rowid').all(org);
+    return this.db.all<UsageRow>('SELECT * FROM usage WHERE org = ? ORDER BY created_at, rowid', org);
   }
   /**
    * The usage row of a request, waiting for it: settle runs when the request closes, which may be
@@ -110,7 +152,7 @@ export class LedgerView {
   }
   /** credits granted and added (the credit_events journal) */
   credited(org: string): number {
-    return this.db.prepare<[string], { n: number | null }>('SELECT SUM(amount) AS n FROM credit_events WHERE org = ?').get(org)!.n ?? 0;
+    return Number(this.db.all<{ n: number | null }>('SELECT SUM(amount) AS n FROM credit_events WHERE org = ?', org)[0]!.n ?? 0);
   }
   close(): void {
     this.db.close();
