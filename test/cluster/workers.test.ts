@@ -45,6 +45,8 @@ t.before(async () => {
 t.teardown(() => gw?.stop());
 
 t.test('two workers serve one listener', async (t) => {
+  // each worker's own line may reach stdout after the primary's
+  t.ok(await waitFor(() => workerPids(gw).length === 2, 5000));
   t.equal(new Set(workerPids(gw)).size, 2);
   t.equal(gw.logs.filter((l) => l.msg === 'listening').length, 1, 'one listening line, from the primary');
   t.match(gw.logs.find((l) => l.msg === 'listening'), { workers: 2 });
