@@ -31,6 +31,7 @@ import { scenario as messagesToChatStream } from './messages-to-chat-stream.js';
 import { scenario as largeBody } from './large-body.js';
 import { scenario as slowStreams } from './slow-streams.js';
 import { scenario as storeLedger } from './store-ledger.js';
+import { scenario as workers } from './workers.js';
 import { loadUploadScenario } from './transcription-hook.js';
 
 const here = (p: string): string => fileURLToPath(new URL(p, import.meta.url));
@@ -41,7 +42,7 @@ const GATEWAY_BIN = join(ROOT, 'dist/bin/gateway.js');
 const OPTIONAL_SCENARIOS = ['./transcription-upload.js'];
 
 async function loadScenarios(): Promise<Scenario[]> {
-  const list: Scenario[] = [messagesJson, messagesStream, chatToAnthropicJson, chatToAnthropicStream, chatToOpenaiStream, messagesToChatStream, largeBody, slowStreams, storeLedger];
+  const list: Scenario[] = [messagesJson, messagesStream, chatToAnthropicJson, chatToAnthropicStream, chatToOpenaiStream, messagesToChatStream, largeBody, slowStreams, storeLedger, workers];
   for (const rel of OPTIONAL_SCENARIOS) if (existsSync(here(rel))) list.push(await loadUploadScenario(here(rel)));
   return list;
 }

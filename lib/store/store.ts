@@ -108,10 +108,12 @@ export class Store implements GatewayStore {
     try {
       if (!memory && !opts.mustExist) mkdirSync(dirname(path), { recursive: true });
       this.db = new Database(memory ? ':memory:' : path, { fileMustExist: opts.mustExist === true });
+      // first: processes opening one file together (--workers, a rolling restart) wait for each
+      // other's locks, the WAL switch's included, instead of failing with SQLITE_BUSY at once
+      this.db.pragma('busy_timeout = 5000');
       if (!memory) this.db.pragma('journal_mode = WAL');
       this.db.pragma('synchronous = NORMAL');
       this.db.pragma('foreign_keys = ON');
-      this.db.pragma('busy_timeout = 5000');
       this.migrate();
     } catch (err) {
       throw storeOpenError(memory ? url : path, err);
@@ -123,13 +125,20 @@ export class Store implements GatewayStore {
     this.ledger.faults = StoreFaultSwitch.fromEnv(this.db);
   }
 
+  // Migrations, seeds: BEGIN IMMEDIATE, as the ledger's writes. A deferred transaction that reads
+  // and then writes fails with SQLITE_BUSY at once (no busy wait) when another process wrote in
+  // between, as the workers of --workers do when they start together on one file; and the version
+  // is read again under the write lock, so two processes never run the same migration.
   private migrate(): void {
-    const version = this.db.pragma('user_version', { simple: true }) as number;
-    for (let i = version; i < MIGRATIONS.length; i++) {
-      this.db.transaction(() => {
-        this.db.exec(MIGRATIONS[i]!);
-        this.db.pragma(`user_version = ${i + 1}`);
-      })();
+    const version = (): number => this.db.pragma('user_version', { simple: true }) as number;
+    for (let i = version(); i < MIGRATIONS.length; i++) {
+      this.db
+        .transaction(() => {
+          if (version() > i) return;
+          this.db.exec(MIGRATIONS[i]!);
+          this.db.pragma(`user_version = ${i + 1}`);
+        })
+        .immediate();
     }
   }
 
@@ -143,10 +152,12 @@ export class Store implements GatewayStore {
   seed(config: Config): void {
     const rows = keyRows(config.keys ?? []);
     try {
-      this.db.transaction(() => {
-        this.seedOrgsInTx(config);
-        reconcileKeys(this.db, rows);
-      })();
+      this.db
+        .transaction(() => {
+          this.seedOrgsInTx(config);
+          reconcileKeys(this.db, rows);
+        })
+        .immediate();
     } catch (err) {
       // a config rule (a key id taken) stays as it is; a store that refuses the write names its file
       throw GatewayError.is(err) ? err : storeOpenError(this.file || ':memory:', err);
@@ -160,7 +171,7 @@ export class Store implements GatewayStore {
    * gateway's business (the built-in default's key is random at each start, for one).
    */
   seedOrgs(config: Config): void {
-    this.db.transaction(() => this.seedOrgsInTx(config))();
+    this.db.transaction(() => this.seedOrgsInTx(config)).immediate();
   }
 
   private seedOrgsInTx(config: Config): void {
