@@ -3,12 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import { runCreditsCommand } from '../../lib/cli/credits.js';
-import { Store } from '../../lib/store/store.js';
+import { openStore } from '../../lib/store/open-store.js';
 import { testConfig } from '../helpers/context.js';
+import { sharedStoreUrl } from './ledger-fixture.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'credits-cli-'));
 t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-const config = testConfig({ store: `sqlite:${join(dir, 'gateway.db')}` });
+// a SQLite file, or a PostgreSQL database under `npm run test:postgres`
+const config = testConfig({ store: sharedStoreUrl(dir) });
 
 async function run(...argv: string[]): Promise<{ code: number; lines: Record<string, unknown>[]; errors: string }> {
   const lines: Record<string, unknown>[] = [];
@@ -51,12 +53,12 @@ t.test('add credits exactly, with a reason; the balance survives a restart', asy
 });
 
 t.test('usage lists records newest first, filtered by org and key', async (t) => {
-  const store = new Store(config.store);
-  store.seed(config);
+  const store = await openStore(config);
+  await store.seed(config);
   const key = store.findKey('sk-test-acme-0001')!;
   for (const [i, cost] of [1_000_000, 2_000_000].entries()) {
-    const r = store.ledger.reserve({ requestId: `req_cli_${i}`, key, amount: 5_000_000 });
-    store.ledger.settle(r, {
+    const r = await store.ledger.reserve({ requestId: `req_cli_${i}`, key, amount: 5_000_000 });
+    await store.ledger.settle(r, {
       requestId: r.requestId,
       keyId: key.id,
       org: key.org,
@@ -81,7 +83,7 @@ t.test('usage lists records newest first, filtered by org and key', async (t) =>
       latencyMs: 5,
     });
   }
-  store.close();
+  await store.close();
   const r = await run('usage', '--org', 'acme', '--limit', '1');
   t.equal(r.code, 0);
   t.equal(r.lines.length, 1);

@@ -2,6 +2,10 @@
 // cap level, their keys, and a usage record for a reservation.
 import { finalizeConfig, type Config } from '../../lib/config.js';
 import { Store } from '../../lib/store/store.js';
+import { openStore } from '../../lib/store/open-store.js';
+import type { GatewayStore } from '../../lib/store/store-api.js';
+import { isPostgresUrl } from '../../lib/store/store-url.js';
+import { connectTo, PG_URL_ENV, testStoreIsPostgres } from '../helpers/postgres.js';
 import type { KeyRecord, Reservation, UsageRecord } from '../../lib/store/types.js';
 
 export const USD = 1_000_000_000;
@@ -32,19 +36,20 @@ export function config(store = 'sqlite::memory:'): Config {
   );
 }
 
+const SECRETS: Record<string, string> = {
+  k_acme: 'sk-ledger-acme',
+  k_poor: 'sk-ledger-poor',
+  k_broke: 'sk-ledger-broke',
+  k_key: 'sk-ledger-key-cap',
+  k_env: 'sk-ledger-env-cap',
+  k_proj: 'sk-ledger-proj-cap',
+  k_org: 'sk-ledger-org-cap',
+};
+
 export function open(url = 'sqlite::memory:'): { store: Store; key: (id: string) => KeyRecord } {
   const store = new Store(url);
   store.seed(config(url));
-  const secrets: Record<string, string> = {
-    k_acme: 'sk-ledger-acme',
-    k_poor: 'sk-ledger-poor',
-    k_broke: 'sk-ledger-broke',
-    k_key: 'sk-ledger-key-cap',
-    k_env: 'sk-ledger-env-cap',
-    k_proj: 'sk-ledger-proj-cap',
-    k_org: 'sk-ledger-org-cap',
-  };
-  return { store, key: (id) => store.findKey(secrets[id]!)! };
+  return { store, key: (id) => store.findKey(SECRETS[id]!)! };
 }
 
 export function record(r: Reservation, key: KeyRecord, cost: number): UsageRecord {
@@ -77,3 +82,32 @@ export function record(r: Reservation, key: KeyRecord, cost: number): UsageRecor
 let n = 0;
 export const rid = (): string => `req_${++n}`;
 
+
+/** A store under test, on SQLite or (GATEWAY_TEST_STORE=postgres) PostgreSQL, with synchronous SQL reads. */
+export interface AnyStore {
+  store: GatewayStore;
+  key: (id: string) => KeyRecord;
+  /** rows of a query, read synchronously (better-sqlite3, or psql) so a test can look between turns */
+  rows: <R>(sql: string) => R[];
+  /** the store URL (open it again for a second process) */
+  url: string;
+}
+
+/**
+ * `open`, on the store the test run asks for: SQLite (`url`, default in memory) or, with
+ * GATEWAY_TEST_STORE=postgres, a fresh PostgreSQL database (or `url` when it names one).
+ */
+export async function openAny(url?: string): Promise<AnyStore> {
+  const target = url ?? (testStoreIsPostgres() ? connectTo(process.env[PG_URL_ENV]!).createDatabase() : 'sqlite::memory:');
+  const store = await openStore({ store: target, storePool: 4 });
+  await store.seed(config(target));
+  const rows = isPostgresUrl(target)
+    ? <R>(sql: string): R[] => connectTo(process.env[PG_URL_ENV]!).query<R>(target, sql)
+    : <R>(sql: string): R[] => (store as Store).db.prepare<[], R>(sql).all();
+  return { store, key: (id) => store.findKey(SECRETS[id]!)!, rows, url: target };
+}
+
+/** A temp store URL for tests that need two processes on one store: a file, or a fresh database. */
+export function sharedStoreUrl(dir: string): string {
+  return testStoreIsPostgres() ? connectTo(process.env[PG_URL_ENV]!).createDatabase() : `sqlite:${dir}/gateway.db`;
+}
