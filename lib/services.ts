@@ -97,7 +97,8 @@ export async function openSharedServices(config: Config, log: Logger, opts: Shar
       if (msg.topic === 'keys') keys.forgetKeys?.();
     });
   }
-  if (worker !== null) worker.sticky = sticky;
+  // without Redis the primary holds the pins for a worker that (re)starts
+  if (worker !== null && redis === null) worker.attachSticky(sticky);
   if (redis !== null) {
     const pins = await loadStickyFromRedis(sticky, redis.client).catch(() => 0);
     log.debug({ pins }, 'sticky sessions loaded from redis');

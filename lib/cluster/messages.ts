@@ -11,6 +11,8 @@ export type WorkerToPrimary =
   | { gw: 'admit'; id: number; key: LimitedKey; estimate: number }
   | { gw: 'record'; key: LimitedKey; tokens: number; estimate: number }
   | { gw: 'bus'; msg: BusMessage }
+  /** a (re)started worker asks for the pins made so far */
+  | { gw: 'sticky-snapshot' }
   | { gw: 'listening'; url: string; sim: string | null };
 
 export type PrimaryToWorker = { gw: 'verdict'; id: number; verdict: BucketVerdict } | { gw: 'bus'; msg: BusMessage } | { gw: 'sticky'; entries: [string, string][] };

@@ -53,6 +53,8 @@ export async function runPrimary({ config, workers, log, banner }: PrimaryOption
   const listeningWorkers = new Set<number>();
   const startedAt = new Map<number, number>();
   const exitCodes: number[] = [];
+  /** workers not yet exited (cluster.workers keeps one until it has also disconnected) */
+  const alive = new Set<number>();
 
   const send = (w: Worker, m: PrimaryToWorker): void => {
     if (w.isConnected()) w.send(m);
@@ -63,6 +65,8 @@ export async function runPrimary({ config, workers, log, banner }: PrimaryOption
     else if (m.gw === 'bus') {
       if (m.msg.topic === 'sticky') sticky.adopt(m.msg.slot, m.msg.modelId);
       for (const other of Object.values(cluster.workers ?? {})) if (other !== undefined && other !== w) send(other, { gw: 'bus', msg: m.msg });
+    } else if (m.gw === 'sticky-snapshot') {
+      send(w, { gw: 'sticky', entries: sticky.entries() });
     } else if (m.gw === 'listening') {
       listeningWorkers.add(w.id);
       if (!listeningOnce && listeningWorkers.size === workers) {
@@ -78,15 +82,16 @@ export async function runPrimary({ config, workers, log, banner }: PrimaryOption
     w.on('message', (m: unknown) => {
       if (isGatewayMessage<WorkerToPrimary>(m)) onMessage(w, m);
     });
-    // a new worker learns the sessions pinned so far (without Redis, the primary holds the copy)
-    w.once('online', () => send(w, { gw: 'sticky', entries: sticky.entries() }));
+    alive.add(w.id);
   };
 
   cluster.on('exit', (w, code, signal) => {
     listeningWorkers.delete(w.id);
-    exitCodes.push(code ?? 1);
+    alive.delete(w.id);
+    // a worker stopped by our SIGTERM before it installed its handler ended as asked
+    exitCodes.push(code ?? (stopping && signal === 'SIGTERM' ? 0 : 1));
     if (stopping) {
-      if (Object.keys(cluster.workers ?? {}).length === 0) finish();
+      if (alive.size === 0) finish();
       return;
     }
     if (!listeningOnce) {
@@ -115,10 +120,9 @@ export async function runPrimary({ config, workers, log, banner }: PrimaryOption
     stopping = true;
     forcedCode = code;
     exitCodes.length = 0;
-    log.info({ signal, workers: Object.keys(cluster.workers ?? {}).length }, 'shutting down');
-    const alive = Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined);
-    if (alive.length === 0) return finish();
-    for (const w of alive) w.process.kill('SIGTERM');
+    log.info({ signal, workers: alive.size }, 'shutting down');
+    if (alive.size === 0) return finish();
+    for (const w of Object.values(cluster.workers ?? {})) if (w !== undefined && alive.has(w.id)) w.process.kill('SIGTERM');
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));

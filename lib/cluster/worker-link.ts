@@ -20,8 +20,8 @@ export class WorkerLink implements RateLimiter, Bus {
   private nextId = 0;
   private readonly waiting = new Map<number, Waiting>();
   private readonly handlers: ((msg: BusMessage) => void)[] = [];
-  /** where the primary's copy of the pins goes when this worker starts */
-  sticky: StickyRoutes | null = null;
+  /** where the primary's copy of the pins goes (attachSticky) */
+  private sticky: StickyRoutes | null = null;
 
   constructor(private readonly channel: NodeJS.Process = process) {
     channel.on('message', (m: unknown) => {
@@ -79,6 +79,12 @@ export class WorkerLink implements RateLimiter, Bus {
 
   subscribe(handler: (msg: BusMessage) => void): void {
     this.handlers.push(handler);
+  }
+
+  /** this worker's sessions: the primary sends the pins made so far (a restarted worker knows them) */
+  attachSticky(sticky: StickyRoutes): void {
+    this.sticky = sticky;
+    this.send({ gw: 'sticky-snapshot' });
   }
 
   /** tell the primary this worker serves (it logs one `listening` line for all) */

@@ -37,6 +37,8 @@ async function waitFor(check: () => boolean, ms: number): Promise<boolean> {
 }
 
 let gw: RunningGateway;
+/** the pinned session's second turn (set by the session test) */
+let secondTurn: { body: unknown; headers: Record<string, string> } | null = null;
 t.before(async () => {
   const dir = mkdtempSync(join(tmpdir(), 'gw-workers-'));
   const config = clientsConfig({ store: `sqlite:${join(dir, 'gw.db')}`, keys: [...(baseConfig().keys as object[]), { id: 'limited', key: LIMITED, org: 'acme', rateLimit: { rpm: RPM } }] });
@@ -68,6 +70,7 @@ t.test('a session pinned on one worker continues on the other', async (t) => {
   const m1 = JSON.parse(r1.body) as { content: Record<string, unknown>[] };
   const toolUse = m1.content.find((c) => c.type === 'tool_use')!;
   const second = { ...first, messages: [...first.messages, { role: 'assistant', content: m1.content }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: toolUse.id, content: 'sunny' }] }] };
+  secondTurn = { body: second, headers: session };
   // the pin reaches the other worker through the primary: give it a moment, then ask both
   await new Promise((r) => setTimeout(r, 100));
   const again = await Promise.all(Array.from({ length: 6 }, () => postFresh(gw, second, session)));
@@ -93,6 +96,13 @@ t.test('a worker that dies is replaced, and the gateway keeps serving', async (t
   t.same(
     replies.map((r) => r.status),
     [200, 200, 200, 200],
+  );
+  // the new worker got the sessions pinned before it started from the primary
+  const again = await Promise.all(Array.from({ length: 6 }, () => postFresh(gw, secondTurn!.body, secondTurn!.headers)));
+  t.same(
+    again.map((r) => r.status),
+    [200, 200, 200, 200, 200, 200],
+    'the pinned session continues on the new worker too',
   );
 });
 
