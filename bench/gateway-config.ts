@@ -8,7 +8,7 @@ export const TRANSCRIBE = 'gpt-bench-transcribe';
 
 export const SLOW_MODELS = [slowClaude(20, 250), slowClaude(10, 100)];
 
-export function benchConfig(o: { upstreamUrl: string; storeFile: string; logLevel: string }): Record<string, unknown> {
+export function benchConfig(o: { upstreamUrl: string; storeFile: string; logLevel: string; store?: string }): Record<string, unknown> {
   const pricing = { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 };
   const model = (id: string, provider: string, api: 'messages' | 'chat'): Record<string, unknown> => ({
     id,
@@ -19,7 +19,8 @@ export function benchConfig(o: { upstreamUrl: string; storeFile: string; logLeve
     maxOutputTokens: 8192,
   });
   return {
-    store: `sqlite:${o.storeFile}`,
+    // a PostgreSQL URL when given (bench/replica-store.ts), else the file-backed SQLite store
+    store: o.store ?? `sqlite:${o.storeFile}`,
     logLevel: o.logLevel,
     providers: [
       { id: 'bench-anthropic', protocol: 'anthropic', baseUrl: o.upstreamUrl, apiKey: 'bench-upstream-key', timeoutMs: 60_000, idleTimeoutMs: 60_000 },

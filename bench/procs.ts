@@ -1,7 +1,7 @@
 // Processes under measurement: start a node script pinned to a CPU with taskset, wait for its
 // `listening` JSON line, read its CPU time and memory from /proc, stop it by its pid.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { closeSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, connect } from 'node:net';
 
 export const CLK_TCK = ((): number => {
@@ -125,6 +125,27 @@ export function cpuSeconds(pid: number): number {
   } catch {
     return NaN;
   }
+}
+
+/** utime + stime of `pid` and every process below it (a database server and its backends), in seconds. */
+export function treeCpuSeconds(pid: number): number {
+  const parent = new Map<number, number>();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      parent.set(Number(name), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const inTree = (p: number): boolean => {
+    for (let q = p, hops = 0; q > 1 && hops < 64; q = parent.get(q) ?? 0, hops++) if (q === pid) return true;
+    return false;
+  };
+  let total = 0;
+  for (const p of parent.keys()) if (inTree(p)) total += cpuSeconds(p) || 0;
+  return total;
 }
 
 function statusField(pid: number, field: string): number {

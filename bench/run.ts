@@ -31,6 +31,7 @@ import { scenario as messagesToChatStream } from './messages-to-chat-stream.js';
 import { scenario as largeBody } from './large-body.js';
 import { scenario as slowStreams } from './slow-streams.js';
 import { scenario as storeLedger } from './store-ledger.js';
+import { scenario as replicaStore } from './replica-store.js';
 import { scenario as workers } from './workers.js';
 import { loadUploadScenario } from './transcription-hook.js';
 
@@ -42,7 +43,7 @@ const GATEWAY_BIN = join(ROOT, 'dist/bin/gateway.js');
 const OPTIONAL_SCENARIOS = ['./transcription-upload.js'];
 
 async function loadScenarios(): Promise<Scenario[]> {
-  const list: Scenario[] = [messagesJson, messagesStream, chatToAnthropicJson, chatToAnthropicStream, chatToOpenaiStream, messagesToChatStream, largeBody, slowStreams, storeLedger, workers];
+  const list: Scenario[] = [messagesJson, messagesStream, chatToAnthropicJson, chatToAnthropicStream, chatToOpenaiStream, messagesToChatStream, largeBody, slowStreams, storeLedger, replicaStore, workers];
   for (const rel of OPTIONAL_SCENARIOS) if (existsSync(here(rel))) list.push(await loadUploadScenario(here(rel)));
   return list;
 }
@@ -84,9 +85,9 @@ process.once('SIGINT', () => {
   stopAll().finally(() => process.exit(130));
 });
 
-async function startGateway(dir: string, upstreamUrl: string, o: { logLevel: string; name: string; cpu: number | null; profileDir?: string }): Promise<Proc> {
+async function startGateway(dir: string, upstreamUrl: string, o: { logLevel: string; name: string; cpu: number | null; profileDir?: string; store?: string }): Promise<Proc> {
   const configFile = join(dir, `${o.name}.config.json`);
-  writeFileSync(configFile, JSON.stringify(benchConfig({ upstreamUrl, storeFile: join(dir, `${o.name}.db`), logLevel: o.logLevel }), null, 2));
+  writeFileSync(configFile, JSON.stringify(benchConfig({ upstreamUrl, storeFile: join(dir, `${o.name}.db`), logLevel: o.logLevel, store: o.store }), null, 2));
   const nodeArgs = [...(args['node-args']?.split(/\s+/).filter(Boolean) ?? []), ...(o.profileDir ? ['--cpu-prof', '--cpu-prof-dir', o.profileDir] : [])];
   // at logLevel warn the gateway prints no `listening` line: give it a port and wait for it to accept
   const port = await freePort();
@@ -188,8 +189,8 @@ async function main(): Promise<number> {
       { pid: process.pid, cpu: loadCpu },
     ],
     log,
-    async freshGateway(name) {
-      const p = await startGateway(dir, upstream.url, { logLevel: 'warn', name, cpu: sutCpu });
+    async freshGateway(name, opts) {
+      const p = await startGateway(dir, upstream.url, { logLevel: 'warn', name, cpu: sutCpu, store: opts?.store });
       const target: Target = { name: 'gateway', url: p.url, pid: p.pid, cpu: sutCpu };
       const extra = { pid: p.pid, cpu: sutCpu };
       const ours = env.ours;

@@ -33,7 +33,7 @@ export interface BenchEnv {
   /** processes whose CPU counts as ours in the noise measurement, with their CPU */
   ours(): { pid: number; cpu: number | null }[];
   /** a new gateway process with the same configuration and its own store (for memory scenarios) */
-  freshGateway(name: string): Promise<{ target: Target; stop(): Promise<void> }>;
+  freshGateway(name: string, opts?: { store?: string }): Promise<{ target: Target; stop(): Promise<void> }>;
   log(line: string): void;
 }
 

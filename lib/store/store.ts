@@ -1,7 +1,9 @@
 // The embedded store: better-sqlite3 at the configured path (`sqlite:data/gateway.db`, or
 // `sqlite::memory:` for tests), migrated at open. Keys are stored as SHA-256 hashes only; the
 // presented key is hashed once per request and looked up by that hash (an index probe whose cost
-// does not depend on how close a guess was), then compared with timingSafeEqual.
+// does not depend on how close a guess was), then compared with timingSafeEqual. Several processes
+// may share one file (a rolling restart, bin/gateway --workers): each holds a lease (lease.ts), and
+// a key changed by one is seen by the others through the key_epoch counter (startServing).
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';

@@ -1,5 +1,5 @@
-// The store's interface: keys, the credit ledger and usage records. SQLite implements it first
-// (lib/store/sqlite.ts); a networked database can implement the same interface later.
+// The store's records: keys, reservations and usage. The interface is store-api.ts; SQLite
+// (store.ts) and PostgreSQL (pg/pg-store.ts) implement it.
 import type { Scope } from '../config.js';
 
 /**

@@ -25,6 +25,8 @@ export const STORE_ENV = 'GATEWAY_TEST_STORE';
 export interface PgServer {
   /** admin URL (database `postgres`) */
   url: string;
+  /** the server's process (runuser's when started as root), whose descendants are the backends; 0 when not ours */
+  pid: number;
   /** creates an empty database and returns its URL */
   createDatabase(name?: string): string;
   /** runs SQL on a database URL and returns its rows (JSON-decoded) */
@@ -69,10 +71,11 @@ function queryRows<R>(bin: string, url: string, sql: string): R[] {
   return JSON.parse(out) as R[];
 }
 
-function client(bin: string, admin: string, stop: () => Promise<void>): PgServer {
+function client(bin: string, admin: string, stop: () => Promise<void>, pid = 0): PgServer {
   let n = 0;
   return {
     url: admin,
+    pid,
     createDatabase(name = `gw_${process.pid}_${++n}_${randomBytes(3).toString('hex')}`) {
       psql(bin, admin, `CREATE DATABASE ${name}`);
       const u = new URL(admin);
@@ -154,5 +157,5 @@ export async function startPostgres(opts: StartOptions = {}): Promise<PgServer> 
       await new Promise((r) => setTimeout(r, 100));
     }
   }
-  return client(bin, admin, stop);
+  return client(bin, admin, stop, proc.pid ?? 0);
 }

@@ -20,9 +20,9 @@ const CREDITS_USD = 100;
 const CREDITS_UNITS = CREDITS_USD * UNITS_PER_USD;
 
 const LONG = [
-  // about 10 s of stream: still open when the fourth process starts
-  billModel('bill/long', 'claude-bill;delay=200;deltas=50'),
-  { ...billModel('billchat/long', 'gpt-bill;delay=200;deltas=50'), family: 'openai', deployments: [{ provider: 'sim-openai', model: 'gpt-bill;delay=200;deltas=50', api: 'chat' }] },
+  // about 20 s of stream: still open when the fourth process starts, even on a loaded machine
+  billModel('bill/long', 'claude-bill;delay=250;deltas=80'),
+  { ...billModel('billchat/long', 'gpt-bill;delay=250;deltas=80'), family: 'openai', deployments: [{ provider: 'sim-openai', model: 'gpt-bill;delay=250;deltas=80', api: 'chat' }] },
 ];
 
 function longPlans(n: number): Plan[] {
@@ -39,6 +39,8 @@ function longPlans(n: number): Plan[] {
 t.test('a rolling restart on a shared store never releases a live process’s holds', async (t) => {
   const store = fileStoreConfig([...MODELS, ...LONG], {
     orgs: [{ id: 'acme', credits: CREDITS_USD, projects: [{ id: 'web', environments: [{ id: 'production' }] }] }],
+    // the leaving process lets its long streams finish (a rolling restart drains, it does not cut)
+    shutdownGraceMs: 40_000,
     providers: [
       { id: 'sim-anthropic', protocol: 'anthropic', simulated: true, timeoutMs: 60_000, idleTimeoutMs: 60_000 },
       { id: 'sim-openai', protocol: 'openai', simulated: true, timeoutMs: 60_000, idleTimeoutMs: 60_000 },
@@ -69,6 +71,7 @@ t.test('a rolling restart on a shared store never releases a live process’s ho
   const d = await startGateway(store.config);
   gateways.push(d);
   const stillOpen = view.reservations().filter((r) => owners.has(r.boot_id)).length;
+  // (the point of the test: the new process started while the others held; a machine too slow to start it within the long streams fails here)
   t.ok(stillOpen > 0, `the live processes' holds are still open after the new start (${stillOpen})`);
   t.notOk(
     d.logs.some((l) => l.msg === 'released reservations left by a previous process'),

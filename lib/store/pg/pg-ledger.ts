@@ -83,6 +83,10 @@ const USAGE_SELECT = `request_id AS "requestId", key_id AS "keyId", org, project
   cache_write_tokens AS "cacheWriteTokens", reasoning_tokens AS "reasoningTokens", web_searches AS "webSearches", audio_seconds AS "audioSeconds",
   cost, call_name AS "callName", end_user_id AS "endUserId", status, error_code AS "errorCode", latency_ms AS "latencyMs", created_at AS "createdAt"`;
 
+/** deadlock detected, serialization failure */
+const RETRYABLE = new Set(['40P01', '40001']);
+const RETRIES = 5;
+
 function assertUnits(value: number, what: string): void {
   if (!Number.isSafeInteger(value) || value < 0) throw new TypeError(`${what} must be a non-negative integer of units, got ${value}`);
 }
@@ -144,8 +148,16 @@ export class PgLedger implements ServingLedger {
       }
     }
     const arg = JSON.stringify({ owner: this.bootId, ends, usage, holds, sweep, gone });
-    const { rows } = await this.pool.query<{ a: BatchAnswer }>('SELECT gateway_batch($1::jsonb) AS a', [arg]);
-    return rows[0]!.a;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const { rows } = await this.pool.query<{ a: BatchAnswer }>('SELECT gateway_batch($1::jsonb) AS a', [arg]);
+        return rows[0]!.a;
+      } catch (err) {
+        // one statement: a deadlock victim changed nothing, so it is sent again (the ordered locks
+        // make this rare: a settle and a sweep claiming the same reservation)
+        if (attempt >= RETRIES || !RETRYABLE.has(String((err as { code?: unknown }).code))) throw err;
+      }
+    }
   }
 
   private async run(batch: Op[]): Promise<void> {

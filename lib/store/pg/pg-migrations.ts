@@ -5,8 +5,8 @@
 // `gateway_batch(p jsonb)` is the ledger's one round trip per batch (pg-ledger.ts): it claims the
 // ends (deleting the reservation row is the claim, as on SQLite) and the holds of dead owners
 // (sweep), locks every level row the batch touches in one global order (organizations, keys,
-// projects, environments, each sorted), so concurrent batches of different replicas never
-// deadlock, applies the ends' counter changes once per level, writes the usage rows, then decides
+// projects, environments, each sorted; a batch of one key takes them in that order anyway), so
+// concurrent batches of different replicas never deadlock, applies the ends' counter changes once per level, writes the usage rows, then decides
 // each hold in order with one conditional `UPDATE … RETURNING` per level (organization: balance and
 // cap; key, project, environment: cap). A level that refuses undoes the levels the hold already
 // bumped and the hold answers with the counters it was refused against (for the 402's figures).
@@ -53,29 +53,42 @@ DECLARE
   o_done BOOLEAN; k_done BOOLEAN; p_done BOOLEAN; e_done BOOLEAN; ok BOOLEAN;
   answers jsonb := '[]'::jsonb;
   refused jsonb;
+  many BOOLEAN;
 BEGIN
-  WITH ends AS (SELECT DISTINCT x->>'id' AS id, (x->>'cost')::BIGINT AS cost FROM jsonb_array_elements(coalesce(p->'ends', '[]')) x),
-  c AS (
-    DELETE FROM reservations r USING ends e WHERE r.id = e.id
-    RETURNING r.id, r.key_id, r.org, r.project, r.environment, r.amount, e.cost, false AS swept
-  ),
-  s AS (
-    DELETE FROM reservations r
-    WHERE r.boot_id IN (SELECT jsonb_array_elements_text(coalesce(p->'sweep', '[]')))
-      AND (r.boot_id IN (SELECT jsonb_array_elements_text(coalesce(p->'gone', '[]')))
-        OR NOT EXISTS (SELECT 1 FROM leases l WHERE l.owner = r.boot_id AND l.expires_at > now_ms))
-    RETURNING r.id, r.key_id, r.org, r.project, r.environment, r.amount, 0::BIGINT AS cost, true AS swept
-  )
-  SELECT coalesce(jsonb_agg(to_jsonb(u)), '[]'::jsonb) INTO claimed FROM (SELECT * FROM c UNION ALL SELECT * FROM s) u;
-  DELETE FROM leases WHERE owner IN (SELECT jsonb_array_elements_text(coalesce(p->'sweep', '[]')))
-    AND (owner IN (SELECT jsonb_array_elements_text(coalesce(p->'gone', '[]'))) OR expires_at <= now_ms);
+  IF jsonb_array_length(coalesce(p->'ends', '[]'::jsonb)) > 0 OR jsonb_array_length(coalesce(p->'sweep', '[]'::jsonb)) > 0 THEN
+    WITH ends AS (SELECT DISTINCT x->>'id' AS id, (x->>'cost')::BIGINT AS cost FROM jsonb_array_elements(coalesce(p->'ends', '[]')) x),
+    c AS (
+      DELETE FROM reservations r USING ends e WHERE r.id = e.id
+      RETURNING r.id, r.key_id, r.org, r.project, r.environment, r.amount, e.cost, false AS swept
+    ),
+    s AS (
+      DELETE FROM reservations r
+      WHERE r.boot_id IN (SELECT jsonb_array_elements_text(coalesce(p->'sweep', '[]')))
+        AND (r.boot_id IN (SELECT jsonb_array_elements_text(coalesce(p->'gone', '[]')))
+          OR NOT EXISTS (SELECT 1 FROM leases l WHERE l.owner = r.boot_id AND l.expires_at > now_ms))
+      RETURNING r.id, r.key_id, r.org, r.project, r.environment, r.amount, 0::BIGINT AS cost, true AS swept
+    )
+    SELECT coalesce(jsonb_agg(to_jsonb(u)), '[]'::jsonb) INTO claimed FROM (SELECT * FROM c UNION ALL SELECT * FROM s) u;
+    IF jsonb_array_length(coalesce(p->'sweep', '[]'::jsonb)) > 0 THEN
+      DELETE FROM leases WHERE owner IN (SELECT jsonb_array_elements_text(p->'sweep'))
+        AND (owner IN (SELECT jsonb_array_elements_text(coalesce(p->'gone', '[]'))) OR expires_at <= now_ms);
+    END IF;
+  ELSE
+    claimed := '[]'::jsonb;
+  END IF;
 
+  -- one global lock order (organizations, keys, projects, environments; each sorted). With one row
+  -- per level (the usual batch: one key) the updates below already take them in that order.
   levels := claimed || coalesce(p->'holds', '[]'::jsonb);
-  PERFORM 1 FROM orgs WHERE id IN (SELECT x->>'org' FROM jsonb_array_elements(levels) x) ORDER BY id FOR UPDATE;
-  PERFORM 1 FROM keys WHERE id IN (SELECT x->>'key_id' FROM jsonb_array_elements(levels) x) ORDER BY id FOR UPDATE;
-  PERFORM 1 FROM projects WHERE (org, id) IN (SELECT x->>'org', x->>'project' FROM jsonb_array_elements(levels) x) ORDER BY org, id FOR UPDATE;
-  PERFORM 1 FROM environments WHERE (org, project, id) IN (SELECT x->>'org', x->>'project', x->>'environment' FROM jsonb_array_elements(levels) x)
-    ORDER BY org, project, id FOR UPDATE;
+  SELECT count(DISTINCT x->>'org') > 1 OR count(DISTINCT x->>'key_id') > 1 OR count(DISTINCT (x->>'project', x->>'environment')) > 1
+    INTO many FROM jsonb_array_elements(levels) x;
+  IF many THEN
+    PERFORM 1 FROM orgs WHERE id IN (SELECT x->>'org' FROM jsonb_array_elements(levels) x) ORDER BY id FOR UPDATE;
+    PERFORM 1 FROM keys WHERE id IN (SELECT x->>'key_id' FROM jsonb_array_elements(levels) x) ORDER BY id FOR UPDATE;
+    PERFORM 1 FROM projects WHERE (org, id) IN (SELECT x->>'org', x->>'project' FROM jsonb_array_elements(levels) x) ORDER BY org, id FOR UPDATE;
+    PERFORM 1 FROM environments WHERE (org, project, id) IN (SELECT x->>'org', x->>'project', x->>'environment' FROM jsonb_array_elements(levels) x)
+      ORDER BY org, project, id FOR UPDATE;
+  END IF;
 
   IF jsonb_array_length(claimed) > 0 THEN
     UPDATE orgs o SET reserved = o.reserved - d.r, spent = o.spent + d.c, balance = o.balance - d.c
@@ -150,6 +163,9 @@ BEGIN
     END IF;
   END LOOP;
 
+  IF jsonb_array_length(claimed) = 0 THEN
+    RETURN jsonb_build_object('ended', '[]'::jsonb, 'swept', 0, 'holds', answers);
+  END IF;
   RETURN jsonb_build_object(
     'ended', (SELECT coalesce(jsonb_agg(x->'id'), '[]'::jsonb) FROM jsonb_array_elements(claimed) x WHERE NOT (x->>'swept')::BOOLEAN),
     'swept', (SELECT count(*) FROM jsonb_array_elements(claimed) x WHERE (x->>'swept')::BOOLEAN),
@@ -242,11 +258,10 @@ export const PG_MIGRATIONS: readonly string[] = [
   $fn$;
   CREATE TRIGGER keys_changed AFTER INSERT OR DELETE OR UPDATE OF hash, org, project, environment, scopes, models, spend_cap, rpm, tpm, disabled
     ON keys FOR EACH STATEMENT EXECUTE FUNCTION gateway_keys_changed();
-  ${BATCH_FUNCTION}
   `,
 ];
 
-/** Applies the migrations not applied yet, each in a transaction, under the advisory lock. */
+/** Applies the migrations not applied yet, each in a transaction, and the batch function, under the advisory lock. */
 export async function migrate(client: PoolClient): Promise<void> {
   await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
   try {
@@ -263,6 +278,9 @@ export async function migrate(client: PoolClient): Promise<void> {
         throw err;
       }
     }
+    // the batch function is code, not data: replaced at every start, so a new version takes effect
+    // with the first replica that runs it (its arguments and answer stay compatible)
+    await client.query(BATCH_FUNCTION);
   } finally {
     await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]);
   }

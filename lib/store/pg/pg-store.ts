@@ -81,7 +81,9 @@ export class PgStore implements GatewayStore {
   }
 
   static async open(url: string, opts: PgStoreOptions): Promise<PgStore> {
-    const connection: pg.ClientConfig = { connectionString: url, types: TYPES, connectionTimeoutMillis: 5000, application_name: 'model-gateway' };
+    // JIT off: the ledger's statements are tiny, and JIT compilation of gateway_batch's (planned on
+    // estimates of jsonb rows) costs more than they take
+    const connection: pg.ClientConfig = { connectionString: url, types: TYPES, connectionTimeoutMillis: 5000, application_name: 'model-gateway', options: '-c jit=off' };
     const pool = new pg.Pool({ ...connection, max: opts.pool });
     // an idle connection the server dropped: the next query gets a new one (and reports if it cannot)
     pool.on('error', () => undefined);
