@@ -1,5 +1,6 @@
 // Scenario: `bin/gateway --workers 2` against one gateway process, non-streaming Messages (the
-// messages-json request), beside the bare proxy. Both gateways use the bench config with a rate
+// messages-json request), beside the bare proxy; one process is measured pinned (as in every other
+// row) and not pinned (as the workers are), the latter being the comparison that isolates the workers. Both gateways use the bench config with a rate
 // limit on the key (far above what the run sends), so every request asks the rate limiter: in one
 // process its own buckets, under --workers the cluster primary's over IPC. The single process is
 // pinned to the gateway's CPU as in every other row; the two workers are not pinned (the point is to
@@ -32,30 +33,43 @@ export const scenario: CustomScenario = {
   async run(env) {
     const spec = messagesRequest(CLAUDE, false);
     const warm = env.quick ? 0.3 : 2;
-    const measure = async (url: string): Promise<{ rps: number; p50: number; p99: number; failed: number }> => {
-      await runLoad(url, spec, { connections: env.connections, seconds: warm });
-      const r = await runLoad(url, spec, { connections: env.connections, seconds: env.seconds });
-      return { rps: r.rps, p50: r.p50, p99: r.p99, failed: r.failed };
-    };
-    const rows: Row[] = [];
-    const bare = await measure(env.bare.url);
-    rows.push({ scenario: this.name, target: 'bare', rps: bare.rps, p50: bare.p50, p99: bare.p99, notes: ['pinned to the gateway CPU'] });
+    const rounds = env.quick ? 1 : 3;
     const one = await startGateway(env.dir, env.upstream.url, 'gateway-one', env.gateway.cpu, []);
-    try {
-      const r = await measure(one.url);
-      rows.push({ scenario: this.name, target: 'gateway, 1 process', rps: r.rps, p50: r.p50, p99: r.p99, ratio: r.rps / bare.rps, notes: [`pinned to CPU ${env.gateway.cpu ?? 'any'}`, ...(r.failed ? [`${r.failed} failed`] : [])] });
-    } finally {
-      await one.stop();
-    }
+    const oneFree = await startGateway(env.dir, env.upstream.url, 'gateway-one-unpinned', null, []);
     const two = await startGateway(env.dir, env.upstream.url, 'gateway-workers', null, ['--workers', '2']);
     try {
       // the listener accepts once the first worker listens: give the second a moment
       await new Promise((r) => setTimeout(r, 1000));
-      const r = await measure(two.url);
-      rows.push({ scenario: this.name, target: 'gateway, --workers 2', rps: r.rps, p50: r.p50, p99: r.p99, ratio: r.rps / bare.rps, notes: ['not pinned: shares CPU 1 with the upstream and the load generator', ...(r.failed ? [`${r.failed} failed`] : [])] });
+      const targets = [
+        { name: 'bare', url: env.bare.url, note: 'pinned to the gateway CPU' },
+        { name: 'gateway, 1 process', url: one.url, note: `pinned to CPU ${env.gateway.cpu ?? 'any'}` },
+        { name: 'gateway, 1 process, not pinned', url: oneFree.url, note: 'the fair comparison for --workers 2: free to use either CPU' },
+        { name: 'gateway, --workers 2', url: two.url, note: 'not pinned: shares CPU 1 with the upstream and the load generator' },
+      ];
+      for (const target of targets) await runLoad(target.url, spec, { connections: env.connections, seconds: warm });
+      // alternating rounds, the best of each kept: other load on the machine comes and goes
+      const best = new Map<string, { rps: number; p50: number; p99: number; failed: number }>();
+      for (let round = 0; round < rounds; round++) {
+        for (const target of targets) {
+          const r = await runLoad(target.url, spec, { connections: env.connections, seconds: env.seconds });
+          if ((best.get(target.name)?.rps ?? -1) < r.rps) best.set(target.name, { rps: r.rps, p50: r.p50, p99: r.p99, failed: r.failed });
+        }
+      }
+      const bare = best.get('bare')!;
+      return targets.map((target): Row => {
+        const r = best.get(target.name)!;
+        return {
+          scenario: this.name,
+          target: target.name,
+          rps: r.rps,
+          p50: r.p50,
+          p99: r.p99,
+          ...(target.name === 'bare' ? {} : { ratio: r.rps / bare.rps }),
+          notes: [target.note, ...(r.failed ? [`${r.failed} failed`] : [])],
+        };
+      });
     } finally {
-      await two.stop();
+      await Promise.all([one.stop(), oneFree.stop(), two.stop()]);
     }
-    return rows;
   },
 };
