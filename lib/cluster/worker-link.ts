@@ -3,7 +3,7 @@
 // so a key's limit holds across them exactly; pins and key changes go through the primary to the
 // other workers (the bus).
 import type { Bus, BusMessage } from '../limits/bus.js';
-import { settleVerdict, type RateDecision, type RateHeaders, type RateLimiter } from '../rate-limit.js';
+import { decisionOf, settleVerdict, type RateDecision, type RateHeaders, type RateLimiter } from '../rate-limit.js';
 import { errors } from '../errors/index.js';
 import type { StickyRoutes } from '../sticky.js';
 import type { KeyRecord } from '../store/types.js';
@@ -57,7 +57,9 @@ export class WorkerLink implements RateLimiter, Bus {
     }
   }
 
-  admit(key: KeyRecord, estimatedTokens: number, headers?: RateHeaders): Promise<RateDecision> {
+  admit(key: KeyRecord, estimatedTokens: number, headers?: RateHeaders): RateDecision | Promise<RateDecision> {
+    // an unlimited key has nothing to count: no round trip
+    if (key.rateLimit.rpm === null && key.rateLimit.tpm === null) return decisionOf({ requests: 0, tokens: 0 }, null, null, Math.max(0, Math.ceil(estimatedTokens)), null);
     const id = ++this.nextId;
     return new Promise<RateDecision>((resolve, reject) => {
       this.waiting.set(id, { key, headers, resolve, reject });
