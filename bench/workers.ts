@@ -5,7 +5,10 @@
 // process its own buckets, under --workers the cluster primary's over IPC. The single process is
 // pinned to the gateway's CPU as in every other row; the two workers are not pinned (the point is to
 // use a second core), so they share CPU 1 with the upstream and the load generator: on a 2-core
-// machine that, not the gateway, bounds what the second worker can add.
+// machine that bounds what the second worker can add. So does the store: both workers write one
+// SQLite file, whose write lock they take in turn (each batch of holds and settles is one
+// transaction; a waiting process sleeps in SQLite's busy handler), so on SQLite the second worker
+// buys little or nothing; on PostgreSQL the workers' batches run side by side.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
