@@ -166,12 +166,18 @@ t.test('three replicas on PostgreSQL + Redis: 600 requests, one replica killed a
   t.ok(minAvailable >= 0, 'the holds never exceeded the balance');
 
   // the rate limit held across the three: at most rpm plus what refilled while the burst ran
-  const ok = rl.statuses.filter((s) => s === 200).length;
+  // admitted: past the rate limit (answered 200, or failed later: an upstream timeout on a loaded machine)
+  const ok = rl.statuses.filter((s) => s !== 429 && s !== 0).length;
   const refused = rl.statuses.filter((s) => s === 429).length;
   const lost = rl.statuses.filter((s) => s === 0).length;
+  const otherStatuses = rl.statuses.filter((s) => s !== 200 && s !== 429 && s !== 0);
   const refill = Math.floor((rl.seconds * RPM) / 60) + 1;
-  t.comment(`rate-limited key: ${ok} admitted, ${refused} refused (429), ${lost} lost of 90 in ${rl.seconds.toFixed(1)} s; rpm ${RPM}`);
-  t.equal(ok + refused + lost, 90, 'every limited request was admitted, refused with 429, or lost with the killed replica');
+  t.comment(`rate-limited key: ${ok} admitted (${otherStatuses.length ? `non-200: ${otherStatuses.join(' ')}` : 'all 200'}), ${refused} refused (429), ${lost} lost of 90 in ${rl.seconds.toFixed(1)} s; rpm ${RPM}`);
+  t.same(
+    otherStatuses.filter((s) => s !== 502 && s !== 504),
+    [],
+    'every limited request was answered 200 or 429 (an upstream timeout at most), or lost with the killed replica: never a 503 from the limits',
+  );
   t.ok(ok + lost >= RPM && ok <= RPM + refill, `admitted ${ok}: the rpm (${RPM}) plus at most ${refill} refilled, across three replicas`);
 
   for (const r of replicas) await r?.stop('SIGTERM');
