@@ -25,7 +25,29 @@ import type { WorkerLink } from './cluster/worker-link.js';
 /** One thing /readyz checks: null when ready, else what is wrong. */
 export interface ReadyProbe {
   name: string;
-  problem(): string | null;
+  problem(): string | null | Promise<string | null>;
+}
+
+/** how long /readyz waits for the store to answer its trivial query */
+const PING_TIMEOUT_MS = 1000;
+
+/** The store is ready: no settle waiting for it, and it answers a trivial query within a second. */
+async function storeProblem(store: GatewayStore): Promise<string | null> {
+  if (!store.ledger.writable()) return 'settles are waiting for the store to take writes';
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([
+      Promise.resolve().then(() => store.ping()),
+      new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`no answer within ${PING_TIMEOUT_MS} ms`)), PING_TIMEOUT_MS);
+      }),
+    ]);
+    return null;
+  } catch (err) {
+    return `the store does not answer: ${(err as Error)?.message ?? String(err)}`;
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 export interface Services {
@@ -103,8 +125,7 @@ export async function openSharedServices(config: Config, log: Logger, opts: Shar
     const pins = await loadStickyFromRedis(sticky, redis.client).catch(() => 0);
     log.debug({ pins }, 'sticky sessions loaded from redis');
   }
-  const ledger = store.ledger;
-  const probes: ReadyProbe[] = [{ name: 'store', problem: () => (ledger.writable() ? null : 'settles are waiting for the store to take writes') }];
+  const probes: ReadyProbe[] = [{ name: 'store', problem: () => storeProblem(store) }];
   if (redis !== null) probes.push({ name: 'limits', problem: () => redis.problem() });
   log.debug({ released, store: store.kind, limits: redis !== null ? 'redis' : worker !== null ? 'cluster primary' : 'process' }, 'store ready');
   const shared: SharedServices = {

@@ -1,7 +1,7 @@
 // GET /healthz and GET /readyz, without auth, for load balancers and orchestrators.
 //   /healthz: the process serves (200), nothing else is asked.
-//   /readyz: it can take a request now: the store takes writes (no settle waiting for it) and, with
-//   `limits`, Redis answers. 200 when all are, else 503; the body names each check:
+//   /readyz: it can take a request now: the store takes writes (no settle waiting for it) and answers
+//   a trivial query within a second, and, with `limits`, Redis answers. 200 when all are, else 503; the body names each check:
 //   {"status":"not ready","checks":{"store":"ok","limits":"redis is unreachable (reconnecting)"}}
 import type { ServerResponse } from 'node:http';
 import { anthropicDialect } from './dialects.js';
@@ -31,11 +31,13 @@ export const readyz: EndpointDefinition = {
     name: 'health',
     dialect: anthropicDialect,
     hooks: [],
-    handle(ctx, _req, res) {
+    async handle(ctx, _req, res) {
       const checks: Record<string, string> = {};
       let ready = true;
-      for (const probe of ctx.services.probes ?? []) {
-        const problem = probe.problem();
+      const probes = ctx.services.probes ?? [];
+      const problems = await Promise.all(probes.map((p) => p.problem()));
+      for (const [i, probe] of probes.entries()) {
+        const problem = problems[i] ?? null;
         checks[probe.name] = problem ?? 'ok';
         if (problem !== null) ready = false;
       }

@@ -37,6 +37,8 @@ export interface GatewayStore extends LeaseStore {
   seed(config: Config): Awaitable<void>;
   /** organizations, projects and environments only (the credits CLI) */
   seedOrgs(config: Config): Awaitable<void>;
+  /** resolves when the store answers a trivial query now, rejects otherwise (what /readyz can ask) */
+  ping(): Awaitable<void>;
   /** background work of a serving gateway: key-change watch, WAL checkpoints */
   startServing(log: StoreLog): Awaitable<void>;
   /** commits what is queued, retries refused settles for a bounded time, closes; idempotent */

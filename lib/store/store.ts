@@ -127,21 +127,21 @@ export class Store implements GatewayStore {
     this.ledger.faults = StoreFaultSwitch.fromEnv(this.db);
   }
 
-  // Migrations, seeds: BEGIN IMMEDIATE, as the ledger's writes. A deferred transaction that reads
-  // and then writes fails with SQLITE_BUSY at once (no busy wait) when another process wrote in
-  // between, as the workers of --workers do when they start together on one file; and the version
-  // is read again under the write lock, so two processes never run the same migration.
+  /**
+   * Each migration in a write (IMMEDIATE) transaction that reads the version again: processes
+   * starting together on a new file (a rolling restart, --workers) migrate it once, one at a time.
+   */
   private migrate(): void {
     const version = (): number => this.db.pragma('user_version', { simple: true }) as number;
-    for (let i = version(); i < MIGRATIONS.length; i++) {
-      this.db
-        .transaction(() => {
-          if (version() > i) return;
-          this.db.exec(MIGRATIONS[i]!);
-          this.db.pragma(`user_version = ${i + 1}`);
-        })
-        .immediate();
-    }
+    if (version() >= MIGRATIONS.length) return;
+    const step = this.db.transaction((): boolean => {
+      const v = version();
+      if (v >= MIGRATIONS.length) return false;
+      this.db.exec(MIGRATIONS[v]!);
+      this.db.pragma(`user_version = ${v + 1}`);
+      return true;
+    });
+    while (step.immediate());
   }
 
   /**
@@ -154,6 +154,7 @@ export class Store implements GatewayStore {
   seed(config: Config): void {
     const rows = keyRows(config.keys ?? []);
     try {
+      // IMMEDIATE: another process seeding the same file at the same time waits instead of failing
       this.db
         .transaction(() => {
           this.seedOrgsInTx(config);
@@ -211,6 +212,10 @@ export class Store implements GatewayStore {
   /** Another process changed the keys (lib/limits/bus.ts): the next lookup of each reads the store. */
   forgetKeys(): void {
     this.cache.clear();
+  }
+
+  ping(): void {
+    this.db.prepare('SELECT 1').get();
   }
 
   /** Writes this process's lease (lease.ts); false when it had lapsed or been removed since the last one. */

@@ -148,6 +148,10 @@ export class PgStore implements GatewayStore {
     await this.seedTx((client) => seedOrgsPg(client, config));
   }
 
+  async ping(): Promise<void> {
+    await this.pool.query('SELECT 1');
+  }
+
   async renewLease(expireMs: number): Promise<boolean> {
     const now = '(extract(epoch FROM clock_timestamp()) * 1000)::BIGINT';
     const { rows } = await this.pool.query<{ lapsed: boolean }>(
