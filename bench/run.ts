@@ -32,6 +32,7 @@ import { scenario as largeBody } from './large-body.js';
 import { scenario as slowStreams } from './slow-streams.js';
 import { scenario as storeLedger } from './store-ledger.js';
 import { scenario as replicaStore } from './replica-store.js';
+import { scenario as workers } from './workers.js';
 import { loadUploadScenario } from './transcription-hook.js';
 
 const here = (p: string): string => fileURLToPath(new URL(p, import.meta.url));
@@ -42,7 +43,7 @@ const GATEWAY_BIN = join(ROOT, 'dist/bin/gateway.js');
 const OPTIONAL_SCENARIOS = ['./transcription-upload.js'];
 
 async function loadScenarios(): Promise<Scenario[]> {
-  const list: Scenario[] = [messagesJson, messagesStream, chatToAnthropicJson, chatToAnthropicStream, chatToOpenaiStream, messagesToChatStream, largeBody, slowStreams, storeLedger, replicaStore];
+  const list: Scenario[] = [messagesJson, messagesStream, chatToAnthropicJson, chatToAnthropicStream, chatToOpenaiStream, messagesToChatStream, largeBody, slowStreams, storeLedger, replicaStore, workers];
   for (const rel of OPTIONAL_SCENARIOS) if (existsSync(here(rel))) list.push(await loadUploadScenario(here(rel)));
   return list;
 }

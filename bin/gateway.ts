@@ -1,14 +1,15 @@
 #!/usr/bin/env node
-// bin/gateway [--config FILE] [--host H] [--port N] [--record DIR]
+// bin/gateway [--config FILE] [--host H] [--port N] [--record DIR] [--workers N|auto]
 // bin/gateway credits show|usage|add ...   (inspect and add credits)
 // bin/gateway router choose --models F ...  (the learned router's choices, offline)
 import { GatewayError } from '../lib/errors.js';
 import { parseCommandLine, resolveConfig, startGateway } from '../lib/main.js';
 
 const USAGE = `usage:
-  gateway [--config FILE] [--host HOST] [--port N] [--record DIR]
+  gateway [--config FILE] [--host HOST] [--port N] [--record DIR] [--workers N|auto]
                                                      serve (default config: ./gateway.config.json if present, else
-                                                     the built-in demo); --record writes upstream bytes to DIR
+                                                     the built-in demo); --record writes upstream bytes to DIR;
+                                                     --workers serves from N processes (auto: one per core)
   gateway credits show|usage|add ... [--config FILE] inspect and add credits (gateway credits --help)
   gateway router choose --models MODELS.json [--target Q]
                                                      gateway-auto's choice per prompt (JSON lines on stdin), offline

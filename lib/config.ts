@@ -142,6 +142,8 @@ export interface Config {
   recordDir?: string;
   /** web search run by the gateway (decisions §11, lib/search/) */
   webSearch?: WebSearchConfig;
+  /** `redis://host:port`: rate limits, sticky sessions and key revocation shared by replicas (lib/limits/) */
+  limits?: string;
 }
 
 const schemaPath = fileURLToPath(new URL('./config.schema.json', import.meta.url));

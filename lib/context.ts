@@ -16,6 +16,7 @@ export type EndpointName =
   | 'models'
   | 'mcp_servers'
   | 'hello'
+  | 'health'
   | 'chat.completions'
   | 'responses'
   | 'audio.transcriptions'

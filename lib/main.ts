@@ -1,4 +1,5 @@
 // Start-up: command line → configuration → services → server. Used by bin/gateway.
+import cluster from 'node:cluster';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -14,6 +15,8 @@ import { watchNpmParent } from './parent-watch.js';
 import { unitsToUsd } from './pricing.js';
 import type { Unsettled } from './store/settle-backlog.js';
 import type { Logger } from 'pino';
+import { runPrimary, workerCount } from './cluster/primary.js';
+import { WorkerLink } from './cluster/worker-link.js';
 
 export interface StartOptions {
   config?: string;
@@ -21,14 +24,16 @@ export interface StartOptions {
   port?: string;
   /** folder for recordings of upstream responses (config `recordDir`) */
   record?: string;
+  /** `N` or `auto`: serve from N processes sharing the listener and the store (lib/cluster/) */
+  workers?: string;
 }
 
-/** `gateway [--config F] [--host H] [--port N] [--record DIR]`, or `gateway <command> ...` (its own arguments follow). */
+/** `gateway [--config F] [--host H] [--port N] [--record DIR] [--workers N|auto]`, or `gateway <command> ...` (its own arguments follow). */
 export function parseCommandLine(argv: string[]): { command: string | null; options: StartOptions } {
   const command = argv[0] && !argv[0].startsWith('-') ? argv[0] : null;
   const { values } = parseArgs({
     args: command ? argv.slice(1) : argv,
-    options: { config: { type: 'string' }, host: { type: 'string' }, port: { type: 'string' }, record: { type: 'string' } },
+    options: { config: { type: 'string' }, host: { type: 'string' }, port: { type: 'string' }, record: { type: 'string' }, workers: { type: 'string' } },
     strict: command === null,
     allowPositionals: command !== null,
   });
@@ -96,7 +101,14 @@ export function reportUnsettled(left: readonly Unsettled[], log: Pick<Logger, 'e
 export async function startGateway(opts: StartOptions): Promise<void> {
   const { config, demoKey, source } = resolveConfig(opts);
   const log = createRootLogger(config.logLevel);
-  const shared = await openSharedServices(config, log);
+  if (opts.workers !== undefined && cluster.isPrimary) {
+    const workers = workerCount(opts.workers);
+    await runPrimary({ config, workers, log, banner: (url) => startBanner(url, demoKey, config) });
+    return;
+  }
+  // a cluster worker: the primary prints the banner and the one `listening` line, and keeps the limits
+  const worker = cluster.isWorker ? new WorkerLink() : null;
+  const shared = await openSharedServices(config, log, { worker });
   // settles the store refused are retried in the background: their progress goes to the log
   shared.store.ledger.backlog.log = log;
   const gateway = createGateway(servingState(config, shared), log);
@@ -114,9 +126,14 @@ export async function startGateway(opts: StartOptions): Promise<void> {
     log,
   );
   const url = await listen(gateway.server, config.listen.port, config.listen.host);
-  log.info({ url, config: source, sim: shared.sim?.url, pid: process.pid }, 'listening');
+  if (worker !== null) {
+    log.info({ url, pid: process.pid }, 'worker listening');
+    worker.listening(url, shared.sim?.url ?? null);
+  } else {
+    log.info({ url, config: source, sim: shared.sim?.url, pid: process.pid }, 'listening');
+    process.stderr.write(startBanner(url, demoKey, gateway.state().config));
+  }
   if (shared.released > 0) log.warn({ released: shared.released }, 'released reservations left by a previous process');
-  process.stderr.write(startBanner(url, demoKey, gateway.state().config));
 
   let stopping = false;
   // started by `npm start` and npm died (SIGHUP, SIGKILL): stop as on SIGTERM instead of running orphaned
@@ -148,6 +165,8 @@ export async function startGateway(opts: StartOptions): Promise<void> {
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+  // a worker whose primary is gone (killed) stops instead of serving on alone
+  if (worker !== null) process.on('disconnect', () => stop('primary exited'));
   // SIGHUP reloads the configuration (see reload.ts); it writes one line, reloaded or refused
   process.on('SIGHUP', () => {
     if (!stopping) void reloader.reload();

@@ -10,7 +10,9 @@
 // min(estimate, limit) tokens in the bucket: one estimate larger than the whole limit still runs
 // when the bucket is full (and leaves it in debt), instead of never.
 //
-// The interface is small so that a shared store (Redis, the database) can implement it later.
+// The interface is small so that shared backends implement it too: Redis (lib/limits/redis-rate-limit.ts,
+// the same buckets in Lua) and the cluster primary (lib/cluster/ipc-rate-limit.ts, these buckets
+// asked over IPC). A remote one answers `admit` with a promise; the in-process one answers at once.
 import { errors } from './errors/index.js';
 import type { KeyRecord } from './store/types.js';
 
@@ -42,9 +44,22 @@ export interface RateLimiter {
    * Count one request for the key; throws GatewayError GW_ERR_RATE_LIMITED with `retry-after` (and
    * `headers(decision)`) when over a limit. Nothing is counted for a refused request.
    */
-  admit(key: KeyRecord, estimatedTokens: number, headers?: RateHeaders): RateDecision;
-  /** the request ended: replace its estimate with the tokens actually used */
+  admit(key: KeyRecord, estimatedTokens: number, headers?: RateHeaders): RateDecision | Promise<RateDecision>;
+  /** the request ended: replace its estimate with the tokens actually used (a remote limiter sends it and does not wait) */
   record(key: KeyRecord, tokens: number, estimatedTokens?: number): void;
+}
+
+/** What a bucket decided, before it becomes a decision or a refusal (shared by every backend). */
+export interface BucketVerdict {
+  decision: RateDecision;
+  /** the limits passed, on a refusal (empty when admitted) */
+  reasons: string[];
+}
+
+/** A verdict as `admit` answers it: the decision, or the 429 with its headers. */
+export function settleVerdict(key: Pick<KeyRecord, 'id'>, v: BucketVerdict, headers?: RateHeaders): RateDecision {
+  if (v.reasons.length === 0) return v.decision;
+  throw errors.rateLimited(key.id, v.reasons, v.decision.retryAfterSeconds!, headers?.(v.decision));
 }
 
 /**
@@ -57,7 +72,7 @@ interface Bucket {
   at: number;
 }
 
-const MINUTE_MS = 60_000;
+export const MINUTE_MS = 60_000;
 
 function refill(level: number, limit: number, elapsedMs: number): number {
   return Math.min(limit * MINUTE_MS, level + elapsedMs * limit);
@@ -76,6 +91,37 @@ function units(level: number): number {
   return Math.max(0, Math.floor(level / MINUTE_MS));
 }
 
+/** The decision for bucket levels `b` (unit-milliseconds). */
+export function decisionOf(b: { requests: number; tokens: number }, rpm: number | null, tpm: number | null, estimatedTokens: number, retryAfter: number | null): RateDecision {
+  return {
+    limit: rpm,
+    remaining: rpm === null ? null : units(b.requests),
+    resetSeconds: rpm === null ? null : secondsToFull(b.requests, rpm),
+    tokens: tpm === null ? null : { limit: tpm, remaining: units(b.tokens), resetSeconds: secondsToFull(b.tokens, tpm) },
+    estimatedTokens,
+    retryAfterSeconds: retryAfter,
+  };
+}
+
+/**
+ * Whether levels `b` (refilled to now) admit one request of `estimate` tokens: the refusal's reasons
+ * and retry-after, or no reasons (the caller then takes the request from the bucket).
+ */
+export function judge(b: { requests: number; tokens: number }, rpm: number | null, tpm: number | null, estimate: number): BucketVerdict {
+  let retryAfter = 0;
+  const reasons: string[] = [];
+  if (rpm !== null && b.requests < MINUTE_MS) {
+    retryAfter = Math.max(retryAfter, secondsUntil(b.requests, 1, rpm));
+    reasons.push(`${rpm} requests per minute`);
+  }
+  const need = tpm === null ? 0 : Math.min(estimate, tpm);
+  if (tpm !== null && b.tokens < need * MINUTE_MS) {
+    retryAfter = Math.max(retryAfter, secondsUntil(b.tokens, need, tpm));
+    reasons.push(`${tpm} tokens per minute (this request may use up to ${estimate})`);
+  }
+  return { decision: decisionOf(b, rpm, tpm, estimate, reasons.length > 0 ? retryAfter : null), reasons };
+}
+
 export interface InProcessRateLimiterOptions {
   /** clock in milliseconds (tests inject one) */
   now?: () => number;
@@ -90,7 +136,7 @@ export class InProcessRateLimiter implements RateLimiter {
   }
 
   /** The key's bucket, refilled to now; created full. */
-  private bucket(key: KeyRecord, rpm: number | null, tpm: number | null): Bucket {
+  private bucket(key: Pick<KeyRecord, 'id'>, rpm: number | null, tpm: number | null): Bucket {
     const now = this.now();
     let b = this.buckets.get(key.id);
     if (b === undefined) {
@@ -105,43 +151,26 @@ export class InProcessRateLimiter implements RateLimiter {
     return b;
   }
 
-  private decision(b: Bucket, rpm: number | null, tpm: number | null, estimatedTokens: number, retryAfter: number | null): RateDecision {
-    return {
-      limit: rpm,
-      remaining: rpm === null ? null : units(b.requests),
-      resetSeconds: rpm === null ? null : secondsToFull(b.requests, rpm),
-      tokens: tpm === null ? null : { limit: tpm, remaining: units(b.tokens), resetSeconds: secondsToFull(b.tokens, tpm) },
-      estimatedTokens,
-      retryAfterSeconds: retryAfter,
-    };
+  admit(key: KeyRecord, estimatedTokens: number, headers?: RateHeaders): RateDecision {
+    return settleVerdict(key, this.verdict(key, estimatedTokens), headers);
   }
 
-  admit(key: KeyRecord, estimatedTokens: number, headers?: RateHeaders): RateDecision {
+  /** admit without throwing: what the cluster primary answers a worker (lib/cluster/) */
+  verdict(key: Pick<KeyRecord, 'id' | 'rateLimit'>, estimatedTokens: number): BucketVerdict {
     const { rpm, tpm } = key.rateLimit;
     const estimate = Math.max(0, Math.ceil(estimatedTokens));
-    if (rpm === null && tpm === null) return this.decision({ requests: 0, tokens: 0, at: 0 }, null, null, estimate, null);
+    if (rpm === null && tpm === null) return { decision: decisionOf({ requests: 0, tokens: 0 }, null, null, estimate, null), reasons: [] };
     const b = this.bucket(key, rpm, tpm);
-    let retryAfter = 0;
-    const reasons: string[] = [];
-    if (rpm !== null && b.requests < MINUTE_MS) {
-      retryAfter = Math.max(retryAfter, secondsUntil(b.requests, 1, rpm));
-      reasons.push(`${rpm} requests per minute`);
+    const v = judge(b, rpm, tpm, estimate);
+    if (v.reasons.length === 0) {
+      if (rpm !== null) b.requests -= MINUTE_MS;
+      if (tpm !== null) b.tokens -= estimate * MINUTE_MS;
+      v.decision = decisionOf(b, rpm, tpm, estimate, null);
     }
-    const need = tpm === null ? 0 : Math.min(estimate, tpm);
-    if (tpm !== null && b.tokens < need * MINUTE_MS) {
-      retryAfter = Math.max(retryAfter, secondsUntil(b.tokens, need, tpm));
-      reasons.push(`${tpm} tokens per minute (this request may use up to ${estimate})`);
-    }
-    if (reasons.length > 0) {
-      const refused = this.decision(b, rpm, tpm, estimate, retryAfter);
-      throw errors.rateLimited(key.id, reasons, retryAfter, headers?.(refused));
-    }
-    if (rpm !== null) b.requests -= MINUTE_MS;
-    if (tpm !== null) b.tokens -= estimate * MINUTE_MS;
-    return this.decision(b, rpm, tpm, estimate, null);
+    return v;
   }
 
-  record(key: KeyRecord, tokens: number, estimatedTokens = 0): void {
+  record(key: Pick<KeyRecord, 'id' | 'rateLimit'>, tokens: number, estimatedTokens = 0): void {
     const { rpm, tpm } = key.rateLimit;
     if (tpm === null) return;
     const b = this.bucket(key, rpm, tpm);

@@ -9,6 +9,7 @@ import type { Config } from './config.js';
 import { redactStoreUrl } from './store/store-url.js';
 import { buildRoutes, endpoints as defaultEndpoints, type EndpointTable } from './endpoints/index.js';
 import { GatewayError } from './errors.js';
+import { redactRedisUrl } from './limits/redis.js';
 import type { ProviderPool } from './providers/pool.js';
 import type { Gateway, ServingState } from './server.js';
 import { ensureSimProvider, servicesFor, type SharedServices } from './services.js';
@@ -25,6 +26,7 @@ const RESTART_ONLY: readonly { path: string; of: (c: Config) => unknown }[] = [
   { path: 'store', of: (c) => redactStoreUrl(c.store) },
   { path: 'storePool', of: (c) => c.storePool },
   { path: 'lease', of: (c) => JSON.stringify(c.lease) },
+  { path: 'limits', of: (c) => (c.limits === undefined ? undefined : redactRedisUrl(c.limits)) },
 ];
 
 export function restartOnlyChanges(before: Config, after: Config): string[] {
@@ -33,7 +35,7 @@ export function restartOnlyChanges(before: Config, after: Config): string[] {
 
 function describeChange(path: string, before: Config, after: Config): string {
   const s = RESTART_ONLY.find((r) => r.path === path)!;
-  // a PostgreSQL store URL's password is never printed (redactStoreUrl)
+  // a PostgreSQL store URL's or a Redis URL's password is never printed (redactStoreUrl, redactRedisUrl)
   return `${path} (${JSON.stringify(s.of(before))} → ${JSON.stringify(s.of(after))})`;
 }
 
@@ -84,6 +86,8 @@ export class ConfigReloader {
     try {
       // a transaction: if it fails, the store is as it was and the old state keeps serving
       await this.shared.store.seed(config);
+      // replicas and workers that did not get this SIGHUP stop honouring a revoked key now
+      this.shared.keysChanged();
     } catch (err) {
       void next.services.providers.close();
       this.refuse(err, source);

@@ -1,6 +1,10 @@
 // The services a request uses. Some live as long as the process (the store, rate-limit buckets,
 // sticky sessions, the simulated provider); the catalog and the provider pool are built from one
 // configuration, and a reload (SIGHUP) builds new ones while requests in flight keep the old.
+//
+// Rate limits, sticky sessions and key revocation are kept where the deployment shares them:
+// in Redis when `limits` is set (every replica), else in the cluster primary under --workers (every
+// worker of one machine), else in this process.
 import type { Logger } from 'pino';
 import { Catalog } from './catalog.js';
 import type { Config } from './config.js';
@@ -14,6 +18,39 @@ import type { Router } from './router/router-api.js';
 import { StickyRoutes } from './sticky.js';
 import { Recorder } from './providers/recorder.js';
 import { startSimProvider, type SimProvider } from './sim/server.js';
+import type { Bus } from './limits/bus.js';
+import { RedisLimits } from './limits/redis.js';
+import { RedisRateLimiter } from './limits/redis-rate-limit.js';
+import { loadStickyFromRedis, shareSticky } from './limits/sticky-sync.js';
+import type { WorkerLink } from './cluster/worker-link.js';
+
+/** One thing /readyz checks: null when ready, else what is wrong. */
+export interface ReadyProbe {
+  name: string;
+  problem(): string | null | Promise<string | null>;
+}
+
+/** how long /readyz waits for the store to answer its trivial query */
+const PING_TIMEOUT_MS = 1000;
+
+/** The store is ready: no settle waiting for it, and it answers a trivial query within a second. */
+async function storeProblem(store: GatewayStore): Promise<string | null> {
+  if (!store.ledger.writable()) return 'settles are waiting for the store to take writes';
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([
+      Promise.resolve().then(() => store.ping()),
+      new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`no answer within ${PING_TIMEOUT_MS} ms`)), PING_TIMEOUT_MS);
+      }),
+    ]);
+    return null;
+  } catch (err) {
+    return `the store does not answer: ${(err as Error)?.message ?? String(err)}`;
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 export interface Services {
   store: GatewayStore;
@@ -26,6 +63,8 @@ export interface Services {
   router: Router;
   /** writes upstream response bytes to `config.recordDir` (bin/gateway --record) */
   recorder?: Recorder;
+  /** what /readyz checks (lib/endpoints/health.ts); none: always ready */
+  probes?: readonly ReadyProbe[];
 }
 
 /**
@@ -40,13 +79,30 @@ export interface SharedServices {
   sim: SimProvider | null;
   /** reservations of dead processes (their lease gone or expired) released at start */
   released: number;
+  probes: readonly ReadyProbe[];
+  /** a reload changed the keys: every process sharing the limits forgets its cached keys */
+  keysChanged(): void;
   close(): Promise<void>;
 }
 
-export async function openSharedServices(config: Config, log: Logger): Promise<SharedServices> {
-  const store = await openStore(config);
+export interface SharedOptions {
+  /** this process is a cluster worker: without Redis, the primary keeps the limits and relays pins */
+  worker?: WorkerLink | null;
+}
+
+export async function openSharedServices(config: Config, log: Logger, opts: SharedOptions = {}): Promise<SharedServices> {
+  // Redis first: a gateway that cannot reach it refuses to start before it touches the store
+  const redis = config.limits === undefined ? null : await RedisLimits.connect(config.limits);
+  const worker = opts.worker ?? null;
+  let store: GatewayStore;
   let lease: LeaseKeeper;
   let released: number;
+  try {
+    store = await openStore(config);
+  } catch (err) {
+    await redis?.close();
+    throw err;
+  }
   try {
     await store.seed(config);
     // the lease before the first hold: a sweep on another process must see this one alive
@@ -55,18 +111,39 @@ export async function openSharedServices(config: Config, log: Logger): Promise<S
     await store.startServing(log);
   } catch (err) {
     await store.close();
+    await redis?.close();
     throw err;
   }
-  log.debug({ released, store: store.kind }, 'store ready');
+  const sticky = new StickyRoutes();
+  const bus: Bus | null = redis ?? worker;
+  if (bus !== null) {
+    shareSticky(sticky, bus, redis?.client ?? null);
+    const keys = store;
+    bus.subscribe((msg) => {
+      if (msg.topic === 'keys') keys.forgetKeys?.();
+    });
+  }
+  // without Redis the primary holds the pins for a worker that (re)starts
+  if (worker !== null && redis === null) worker.attachSticky(sticky);
+  if (redis !== null) {
+    const pins = await loadStickyFromRedis(sticky, redis.client).catch(() => 0);
+    log.debug({ pins }, 'sticky sessions loaded from redis');
+  }
+  const probes: ReadyProbe[] = [{ name: 'store', problem: () => storeProblem(store) }];
+  if (redis !== null) probes.push({ name: 'limits', problem: () => redis.problem() });
+  log.debug({ released, store: store.kind, limits: redis !== null ? 'redis' : worker !== null ? 'cluster primary' : 'process' }, 'store ready');
   const shared: SharedServices = {
     store,
-    rateLimiter: new InProcessRateLimiter(),
-    sticky: new StickyRoutes(),
+    rateLimiter: redis !== null ? new RedisRateLimiter(redis.client) : (worker ?? new InProcessRateLimiter()),
+    sticky,
     sim: null,
     released,
+    probes,
+    keysChanged: () => bus?.publish({ topic: 'keys' }),
     async close() {
       await shared.sim?.close();
       await lease.stop();
+      await redis?.close();
       await store.close();
     },
   };
@@ -83,7 +160,7 @@ export async function ensureSimProvider(shared: SharedServices, config: Config):
 export function servicesFor(config: Config, shared: SharedServices): Services {
   const catalog = new Catalog(config);
   const providers = new ProviderPool(config, shared.sim?.url ?? null);
-  const services: Services = { store: shared.store, catalog, providers, rateLimiter: shared.rateLimiter, sticky: shared.sticky, router: loadRouter() };
+  const services: Services = { store: shared.store, catalog, providers, rateLimiter: shared.rateLimiter, sticky: shared.sticky, router: loadRouter(), probes: shared.probes };
   if (config.recordDir !== undefined) services.recorder = new Recorder(config.recordDir);
   return services;
 }

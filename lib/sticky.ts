@@ -10,7 +10,9 @@
 // pin (made under its own key's allowlist) routed another organisation's request with the same
 // session id to that model, at its price (issue #18).
 //
-// A pin is a plain value (no methods, no references), so the map can live in a shared store.
+// A pin is a plain value (no methods, no references), so it can be shared: lib/limits/sticky-sync.ts
+// sends each pin made here to the other replicas and workers (`onPin`) and takes theirs in
+// (`adopt`); lookups stay local and synchronous.
 
 /** Who a session belongs to: the authenticated key's organisation and id. */
 export interface StickyOwner {
@@ -30,6 +32,8 @@ export interface StickyPin {
 
 export class StickyRoutes {
   private readonly map = new Map<string, StickyPin>();
+  /** told each pin this process makes (its map slot and the pin), to share it */
+  onPin: ((slot: string, pin: StickyPin) => void) | null = null;
   constructor(private readonly max = 10_000) {}
 
   get(owner: StickyOwner, session: string): StickyPin | undefined {
@@ -38,13 +42,32 @@ export class StickyRoutes {
 
   set(owner: StickyOwner, session: string, pin: StickyPin): void {
     const at = slot(owner, session);
+    this.adopt(at, pin);
+    this.onPin?.(at, pin);
+  }
+
+  /** a pin another process made (`at` as `onPin` gave it) */
+  adopt(at: string, pin: StickyPin): void {
     this.map.delete(at);
     this.map.set(at, { model: pin.model, at: pin.at, inputTokens: pin.inputTokens });
     if (this.map.size > this.max) this.map.delete(this.map.keys().next().value as string);
+  }
+
+  /** every pin, oldest first (a new worker gets them from the cluster primary) */
+  entries(): [string, StickyPin][] {
+    return [...this.map];
   }
 }
 
 /** One map key per (org, key, session); JSON keeps ids containing any separator apart. */
 function slot(owner: StickyOwner, session: string): string {
   return JSON.stringify([owner.org, owner.keyId, session]);
+}
+
+/** A pin read from another process (the bus, Redis): null when it is not one. */
+export function stickyPin(raw: unknown): StickyPin | null {
+  if (typeof raw !== 'object' || raw === null) return null;
+  const p = raw as Record<string, unknown>;
+  if (typeof p.model !== 'string' || typeof p.at !== 'number' || typeof p.inputTokens !== 'number') return null;
+  return { model: p.model, at: p.at, inputTokens: p.inputTokens };
 }

@@ -58,6 +58,15 @@ async function* afterHold<T>(headers: HeadersNote, held: Promise<Reservation>, i
   yield item;
 }
 
+/**
+ * A limiter that answers later (Redis, the cluster primary): the same, once the decision is in. Its
+ * 429 (or 503 while the limits cannot be reached) comes out of the first pull, before any hold.
+ */
+async function* afterAdmit<T>(started: Promise<{ headers: HeadersNote; held: Promise<Reservation> }>, item: T): AsyncGenerator<T | HeadersNote | ReservedNote> {
+  const { headers, held } = await started;
+  yield* afterHold(headers, held, item);
+}
+
 const itself = (item: unknown): RoutedRequest => item as RoutedRequest;
 
 /** The request as billed at most: without hosted-tool uses when no deployment can run them. */
@@ -85,16 +94,26 @@ export function reserveCredits<T = RoutedRequest>(opts: ReserveCreditsOptions<T>
         const model = catalog.get(routed.modelId);
         if (model === undefined) throw errors.reserveModelMissing(routed.modelId);
         const tokens = tokenEstimate(model, routed);
-        const decision = rateLimiter.admit(key, tokens, (d) => rateLimitHeaders(ctx.dialect, d));
-        const headers: HeadersNote = { note: 'headers', headers: rateLimitHeaders(ctx.dialect, decision) };
         const amount = estimateUnits(model, billable(routed), opts.audioSecondsBound?.(item) ?? 0);
-        // The hold goes on to settle as a `reserved` note in the same pull that waits for it, so the
-        // chain cannot end in between; `close` still waits for it, so a hold never outlives the request.
-        const held = store.ledger.reserveSoon({ requestId: ctx.reqId, key, amount }).catch((err: unknown) => {
-          // nothing will run: give the counted tokens back
-          rateLimiter.record(key, 0, decision.estimatedTokens);
-          throw err;
-        });
+        const hold = (decision: RateDecision): { headers: HeadersNote; held: Promise<Reservation> } => {
+          const headers: HeadersNote = { note: 'headers', headers: rateLimitHeaders(ctx.dialect, decision) };
+          // The hold goes on to settle as a `reserved` note in the same pull that waits for it, so the
+          // chain cannot end in between; `close` still waits for it, so a hold never outlives the request.
+          const held = store.ledger.reserveSoon({ requestId: ctx.reqId, key, amount }).catch((err: unknown) => {
+            // nothing will run: give the counted tokens back
+            rateLimiter.record(key, 0, decision.estimatedTokens);
+            throw err;
+          });
+          return { headers, held };
+        };
+        const admitted = rateLimiter.admit(key, tokens, (d) => rateLimitHeaders(ctx.dialect, d));
+        if (admitted instanceof Promise) {
+          // decided now (not when the chain first pulls), so `close` waits for a hold already asked for
+          const started = admitted.then(hold);
+          pending = started.then((s) => s.held).catch(() => undefined);
+          return afterAdmit(started, item);
+        }
+        const { headers, held } = hold(admitted);
         pending = held.catch(() => undefined);
         return afterHold(headers, held, item);
       },

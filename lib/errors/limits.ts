@@ -23,6 +23,15 @@ export const limitErrors = {
     (keyId: string, reasons: readonly string[], retryAfter: number, _headers?: Record<string, string>) => `Rate limit reached for key ${keyId}: ${reasons.join(' and ')}. Retry after ${retryAfter} seconds. The limits are \`keys[].rateLimit\` in the gateway config.`,
     (_keyId, _reasons, retryAfter, headers) => ({ headers: { 'retry-after': String(retryAfter), ...headers } }),
   ),
+  /**
+   * `limits` is configured (Redis) but cannot be reached: a request that needs a rate-limit decision
+   * is refused before any provider work (never run unlimited); retry-after 1
+   */
+  limitsUnreachable: defineError(
+    'GW_ERR_UNAVAILABLE',
+    (_cause?: unknown) => 'The gateway cannot check rate limits right now (its limits store, Redis, is unreachable); nothing was processed. Retry shortly.',
+    (cause?: unknown) => ({ headers: { 'retry-after': '1' }, cause }),
+  ),
   /** amounts in ledger units; `balance` and `reserved` are the organization's */
   creditsInsufficient: defineError('GW_ERR_CREDITS_INSUFFICIENT', (available: number, balance: number, reserved: number, amount: number) => `Insufficient credits: the organization has ${formatUsd(available)} available${heldNote(balance, reserved)} and this request may cost up to ${formatUsd(amount)}. Add credits to continue.`),
   /** `name` spells out the level ("the project p1"); amounts in ledger units */

@@ -31,6 +31,8 @@ export interface GatewayStore extends LeaseStore {
   readonly ledger: ServingLedger;
   /** the key record for a presented credential, or null; synchronous: answered from a per-process cache */
   findKey(presented: string): KeyRecord | null;
+  /** drop cached keys now: another replica announced a key change (lib/limits/bus.ts, over Redis) */
+  forgetKeys?(): void;
   /** organizations, projects, environments and keys from the config (start, SIGHUP) */
   seed(config: Config): Awaitable<void>;
   /** organizations, projects and environments only (the credits CLI) */

@@ -110,10 +110,12 @@ export class Store implements GatewayStore {
     try {
       if (!memory && !opts.mustExist) mkdirSync(dirname(path), { recursive: true });
       this.db = new Database(memory ? ':memory:' : path, { fileMustExist: opts.mustExist === true });
+      // first: processes opening one file together (--workers, a rolling restart) wait for each
+      // other's locks, the WAL switch's included, instead of failing with SQLITE_BUSY at once
+      this.db.pragma('busy_timeout = 5000');
       if (!memory) this.db.pragma('journal_mode = WAL');
       this.db.pragma('synchronous = NORMAL');
       this.db.pragma('foreign_keys = ON');
-      this.db.pragma('busy_timeout = 5000');
       this.migrate();
     } catch (err) {
       throw storeOpenError(memory ? url : path, err);
@@ -205,6 +207,11 @@ export class Store implements GatewayStore {
     // negative answers are cached too, but bounded so a flood of random keys cannot grow memory
     if (record !== null || this.cache.size < 10_000) this.cache.set(hash, record);
     return record;
+  }
+
+  /** Another process changed the keys (lib/limits/bus.ts): the next lookup of each reads the store. */
+  forgetKeys(): void {
+    this.cache.clear();
   }
 
   ping(): void {

@@ -139,7 +139,7 @@ t.test('402 refusals: credits and spend caps; counted tokens are given back', as
   t.equal(e1.code, 'GW_ERR_CREDITS_INSUFFICIENT');
   t.equal(poorRun.reservation, null);
   t.ok('anthropic-ratelimit-tokens-limit' in poorRun.headers, 'the limit headers went out before the refusal');
-  const next = services.rateLimiter.admit(poor.key!, 0);
+  const next = await services.rateLimiter.admit(poor.key!, 0);
   t.equal(next.tokens?.remaining, 100_000, 'the refused request’s tokens were given back');
   const capped = makeContext({ config, services, key: 'sk-test-acme-0001' });
   const e2 = (await reserve(capped, makeRouted(OPUS, { inputTokenBound: 1000 })).catch((e: unknown) => e)) as GatewayError;
@@ -202,7 +202,7 @@ t.test('success: settle charges exactly what the encoders report, writes the rec
   });
   t.notMatch(JSON.stringify(lines), /sk-test/, 'never the key');
   // the token bucket now holds the actual count, not the estimate
-  const tokens = ctx.services.rateLimiter.admit(ctx.key!, 0).tokens!;
+  const tokens = (await ctx.services.rateLimiter.admit(ctx.key!, 0)).tokens!;
   t.ok(tokens.remaining >= 2_000_000 - 5500 - 1 && tokens.remaining <= 2_000_000);
   t.ok(held.amount >= reported);
   await run.close(undefined, { status: 200 });
