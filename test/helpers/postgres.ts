@@ -12,8 +12,8 @@
 // `GATEWAY_TEST_PG_URL` (set by test/helpers/postgres-tier.ts for `npm run test:postgres`) names a
 // server already running: `sharedPostgres()` then uses it instead of starting one.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -136,12 +136,18 @@ export async function startPostgres(opts: StartOptions = {}): Promise<PgServer> 
   const admin = `postgres://gateway:${password}@127.0.0.1:${port}/postgres`;
   const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
   const stop = async (): Promise<void> => {
-    if (proc.exitCode === null && proc.signalCode === null) {
+    // The spawned process may be runuser, which does not pass signals on to the postmaster it
+    // started (killing runuser left the server running, orphaned): signal the postmaster itself,
+    // by the pid it wrote in its data dir, and wait until its port refuses connections.
+    const postmaster = postmasterPid(data) ?? proc.pid;
+    if (postmaster !== undefined && alive(postmaster)) {
       // fast shutdown: disconnect clients, stop
-      proc.kill('SIGINT');
-      await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
-      if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGKILL');
+      process.kill(postmaster, 'SIGINT');
+      if (!(await portClosed(port, 10_000)) && alive(postmaster)) process.kill(postmaster, 'SIGKILL');
     }
+    await Promise.race([exited, new Promise((r) => setTimeout(r, 5_000))]);
+    if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGKILL');
+    await portClosed(port, 5_000);
     rmSync(dir, { recursive: true, force: true });
   };
   const end = Date.now() + 30_000;
@@ -158,4 +164,41 @@ export async function startPostgres(opts: StartOptions = {}): Promise<PgServer> 
     }
   }
   return client(bin, admin, stop, proc.pid ?? 0);
+}
+
+/** The postmaster's pid, from the first line of `postmaster.pid` in its data dir. */
+function postmasterPid(data: string): number | undefined {
+  try {
+    const pid = Number(readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
+    return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** True once nothing accepts connections on 127.0.0.1:`port`; false if still open after `ms`. */
+async function portClosed(port: number, ms: number): Promise<boolean> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    const open = await new Promise<boolean>((resolve) => {
+      const sock = connect({ host: '127.0.0.1', port });
+      sock.once('connect', () => {
+        sock.destroy();
+        resolve(true);
+      });
+      sock.once('error', () => resolve(false));
+    });
+    if (!open) return true;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return false;
 }
