@@ -16,6 +16,7 @@ export type EndpointName =
   | 'models'
   | 'mcp_servers'
   | 'hello'
+  | 'metrics'
   | 'chat.completions'
   | 'responses'
   | 'audio.transcriptions'

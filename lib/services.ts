@@ -12,6 +12,8 @@ import type { Router } from './router/router-api.js';
 import { StickyRoutes } from './sticky.js';
 import { Recorder } from './providers/recorder.js';
 import { startSimProvider, type SimProvider } from './sim/server.js';
+import { AdminCredentials } from './admin/credential.js';
+import { GatewayMetrics } from './metrics/gateway-metrics.js';
 
 export interface Services {
   store: Store;
@@ -24,6 +26,10 @@ export interface Services {
   router: Router;
   /** writes upstream response bytes to `config.recordDir` (bin/gateway --record) */
   recorder?: Recorder;
+  /** the admin keys of this configuration (hashed): admin routes and /metrics */
+  admin?: AdminCredentials;
+  /** the Prometheus series (one per process, kept across reloads); absent when `metrics.enabled` is false */
+  metrics?: GatewayMetrics;
 }
 
 /**
@@ -38,10 +44,16 @@ export interface SharedServices {
   sim: SimProvider | null;
   /** reservations of a crashed process released at start */
   released: number;
+  /** the Prometheus series: a reload keeps them */
+  metrics: GatewayMetrics;
+  /** the environment the process started with (GATEWAY_ADMIN_KEY is read from it at each reload) */
+  env: NodeJS.ProcessEnv;
   close(): Promise<void>;
 }
 
-export async function openSharedServices(config: Config, log: Logger): Promise<SharedServices> {
+export async function openSharedServices(config: Config, log: Logger, env: NodeJS.ProcessEnv = process.env): Promise<SharedServices> {
+  // a bad GATEWAY_ADMIN_KEY stops the start before anything is opened
+  AdminCredentials.of(config, env);
   const store = new Store(config.store);
   store.seed(config);
   const released = store.ledger.releaseStale();
@@ -53,11 +65,14 @@ export async function openSharedServices(config: Config, log: Logger): Promise<S
     sticky: new StickyRoutes(),
     sim: null,
     released,
+    metrics: new GatewayMetrics(),
+    env,
     async close() {
       await shared.sim?.close();
       store.close();
     },
   };
+  shared.metrics.readReservationsWith(() => store.ledger.openReservations());
   await ensureSimProvider(shared, config);
   return shared;
 }
@@ -71,7 +86,9 @@ export async function ensureSimProvider(shared: SharedServices, config: Config):
 export function servicesFor(config: Config, shared: SharedServices): Services {
   const catalog = new Catalog(config);
   const providers = new ProviderPool(config, shared.sim?.url ?? null);
-  const services: Services = { store: shared.store, catalog, providers, rateLimiter: shared.rateLimiter, sticky: shared.sticky, router: loadRouter() };
+  const admin = AdminCredentials.of(config, shared.env);
+  const services: Services = { store: shared.store, catalog, providers, rateLimiter: shared.rateLimiter, sticky: shared.sticky, router: loadRouter(), admin };
+  if (config.metrics.enabled) services.metrics = shared.metrics;
   if (config.recordDir !== undefined) services.recorder = new Recorder(config.recordDir);
   return services;
 }
