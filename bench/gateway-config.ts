@@ -8,7 +8,8 @@ export const TRANSCRIBE = 'gpt-bench-transcribe';
 
 export const SLOW_MODELS = [slowClaude(20, 250), slowClaude(10, 100)];
 
-export function benchConfig(o: { upstreamUrl: string; storeFile: string; logLevel: string; store?: string }): Record<string, unknown> {
+/** `metrics: false` turns the Prometheus series off (`--metrics off`), to see what they cost per request. */
+export function benchConfig(o: { upstreamUrl: string; storeFile: string; logLevel: string; store?: string; metrics?: boolean }): Record<string, unknown> {
   const pricing = { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 };
   const model = (id: string, provider: string, api: 'messages' | 'chat'): Record<string, unknown> => ({
     id,
@@ -22,6 +23,7 @@ export function benchConfig(o: { upstreamUrl: string; storeFile: string; logLeve
     // a PostgreSQL URL when given (bench/replica-store.ts), else the file-backed SQLite store
     store: o.store ?? `sqlite:${o.storeFile}`,
     logLevel: o.logLevel,
+    metrics: { enabled: o.metrics ?? true },
     providers: [
       { id: 'bench-anthropic', protocol: 'anthropic', baseUrl: o.upstreamUrl, apiKey: 'bench-upstream-key', timeoutMs: 60_000, idleTimeoutMs: 60_000 },
       { id: 'bench-openai', protocol: 'openai', baseUrl: `${o.upstreamUrl}/v1`, apiKey: 'bench-upstream-key', timeoutMs: 60_000, idleTimeoutMs: 60_000 },

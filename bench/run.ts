@@ -7,6 +7,7 @@
 //
 //   node dist/bench/run.js [--quick] [--only a,b] [--skip a,b] [--seconds N] [--no-info]
 //                          [--profile [--log-level warn]] [--out DIR] [--keep] [--list] [--connections 16]
+//                          [--metrics off] (the gateway collects no Prometheus series: compare CPU/req with and without)
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -63,6 +64,7 @@ const { values: args } = parseArgs({
     keep: { type: 'boolean', default: false },
     'log-level': { type: 'string', default: 'warn' },
     'node-args': { type: 'string' },
+    metrics: { type: 'string', default: 'on' },
   },
 });
 
@@ -87,7 +89,7 @@ process.once('SIGINT', () => {
 
 async function startGateway(dir: string, upstreamUrl: string, o: { logLevel: string; name: string; cpu: number | null; profileDir?: string; store?: string }): Promise<Proc> {
   const configFile = join(dir, `${o.name}.config.json`);
-  writeFileSync(configFile, JSON.stringify(benchConfig({ upstreamUrl, storeFile: join(dir, `${o.name}.db`), logLevel: o.logLevel, store: o.store }), null, 2));
+  writeFileSync(configFile, JSON.stringify(benchConfig({ upstreamUrl, storeFile: join(dir, `${o.name}.db`), logLevel: o.logLevel, store: o.store, metrics: args.metrics !== 'off' }), null, 2));
   const nodeArgs = [...(args['node-args']?.split(/\s+/).filter(Boolean) ?? []), ...(o.profileDir ? ['--cpu-prof', '--cpu-prof-dir', o.profileDir] : [])];
   // at logLevel warn the gateway prints no `listening` line: give it a port and wait for it to accept
   const port = await freePort();

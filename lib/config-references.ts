@@ -99,9 +99,15 @@ function checkDuplicateIds(config: Config, fail: ConfigError): void {
     unique(projects.map((p) => p.id), (j) => `orgs[${i}].projects[${j}].id`, 'project id');
     projects.forEach((p, j) => unique((p.environments ?? []).map((e) => e.id), (k) => `orgs[${i}].projects[${j}].environments[${k}].id`, 'environment id'));
   });
-  const admin = config.admin?.key;
-  const clash = (config.keys ?? []).findIndex((k) => k.key === admin);
-  if (admin !== undefined && clash >= 0) throw fail(`admin.key: is also keys[${clash}].key; the admin key must be a secret of its own`);
+  const admins: [string, string][] = (config.admin?.keys ?? []).map((k, i) => [k, `admin.keys[${i}]`]);
+  if (config.admin?.key !== undefined) admins.unshift([config.admin.key, 'admin.key']);
+  const seenAdmin = new Set<string>();
+  for (const [admin, path] of admins) {
+    if (seenAdmin.has(admin)) throw fail(`${path}: the same admin key is listed twice`);
+    seenAdmin.add(admin);
+    const clash = (config.keys ?? []).findIndex((k) => k.key === admin);
+    if (clash >= 0) throw fail(`${path}: is also keys[${clash}].key; the admin key must be a secret of its own`);
+  }
 }
 
 /** Throws `fail(message)` at the first reference that matches nothing; messages start with the config path. */

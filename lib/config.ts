@@ -116,6 +116,12 @@ export interface ConnectionsConfig {
   refusedBodyDrainBytes: number;
 }
 
+/** GET /metrics and the series behind it (lib/metrics/); defaults in config.schema.json. */
+export interface MetricsConfig {
+  enabled: boolean;
+  public: boolean;
+}
+
 export interface Config {
   listen: { host: string; port: number };
   store: string;
@@ -130,7 +136,9 @@ export interface Config {
   /** most request-body bytes held in memory by all requests together (lib/body-budget.ts) */
   maxBufferedBodyBytes: number;
   connections: ConnectionsConfig;
-  admin?: { key: string };
+  /** the admin credential (lib/admin/credential.ts): `key` is the older spelling of one of `keys` */
+  admin?: { key?: string; keys?: string[] };
+  metrics: MetricsConfig;
   providers: ProviderConfig[];
   models: ModelConfig[];
   transcription?: { defaultModel?: string };

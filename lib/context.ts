@@ -17,6 +17,7 @@ export type EndpointName =
   | 'mcp_servers'
   | 'hello'
   | 'health'
+  | 'metrics'
   | 'chat.completions'
   | 'responses'
   | 'audio.transcriptions'

@@ -13,8 +13,8 @@ import { servingState } from './reload.js';
 import type { EndpointTable } from './endpoints/index.js';
 
 /** A configuration as written in gateway.config.json: the fields the schema gives defaults may be left out. */
-export type GatewayConfig = Omit<Config, 'listen' | 'store' | 'storePool' | 'lease' | 'logLevel' | 'shutdownGraceMs' | 'pingIntervalMs' | 'maxBodyBytes' | 'maxBufferedBodyBytes' | 'connections' | 'router'> &
-  Partial<Pick<Config, 'store' | 'storePool' | 'lease' | 'logLevel' | 'shutdownGraceMs' | 'pingIntervalMs' | 'maxBodyBytes' | 'maxBufferedBodyBytes'>> & { listen?: Partial<Config['listen']>; connections?: Partial<Config['connections']>; router?: Partial<Config['router']> };
+export type GatewayConfig = Omit<Config, 'listen' | 'store' | 'storePool' | 'lease' | 'logLevel' | 'shutdownGraceMs' | 'pingIntervalMs' | 'maxBodyBytes' | 'maxBufferedBodyBytes' | 'connections' | 'router' | 'metrics'> &
+  Partial<Pick<Config, 'store' | 'storePool' | 'lease' | 'logLevel' | 'shutdownGraceMs' | 'pingIntervalMs' | 'maxBodyBytes' | 'maxBufferedBodyBytes'>> & { listen?: Partial<Config['listen']>; connections?: Partial<Config['connections']>; router?: Partial<Config['router']>; metrics?: Partial<Config['metrics']> };
 
 export interface GatewayOptions {
   /** serve the endpoints under this path: '/llm' answers '/llm/v1/messages'; default: at the root */
@@ -85,7 +85,7 @@ export async function createGateway(config?: GatewayConfig | Config | string, op
     final = finalizeConfig(config, env);
   }
   const log = options.logger ?? createRootLogger(final.logLevel);
-  const shared = await openSharedServices(final, log);
+  const shared = await openSharedServices(final, log, env);
   if (shared.released > 0) log.warn({ released: shared.released }, 'released reservations left by a previous process');
   const state = servingState(final, shared, options.endpoints);
   const http = createHttpGateway(state, log);

@@ -19,6 +19,8 @@ const MAX_MESSAGE = 300;
 export interface UpstreamTiming {
   sentAt: number;
   headersAt?: number;
+  /** a stream's first content (the answer check let it through, or its first chunk): time to first token */
+  firstContentAt?: number;
   endedAt?: number;
 }
 
@@ -35,7 +37,7 @@ export interface ChainFacts {
   readonly usage: Usage | null;
 }
 
-const NO_FACTS: ChainFacts = { routed: null, upstream: null, usage: null };
+export const NO_FACTS: ChainFacts = { routed: null, upstream: null, usage: null };
 
 export function requestSummary(ctx: RequestContext, status: number, error: GatewayError | undefined, costUnits: number, facts: ChainFacts = NO_FACTS): Record<string, unknown> {
   const now = Date.now();

@@ -13,7 +13,7 @@ import { matchEndpoint, type Endpoint, type Learned, type RequestHead, type Rout
 import { runPipeline, writeError } from './pipeline.js';
 import type { Outcome } from './notes.js';
 import type { Services } from './services.js';
-import { requestSummary } from './request-log.js';
+import { NO_FACTS, requestSummary } from './request-log.js';
 import { bodyBudget } from './body-budget.js';
 import { clientErrorListener } from './client-error.js';
 import { lingerOnClose } from './linger.js';
@@ -177,8 +177,12 @@ export function createGateway(initial: ServingState, log: Logger): Gateway {
       outcome = writeError(ctx, res, error, !req.complete);
       req.resume();
     } finally {
-      // a chain writes its summary line in its settle stage; everything else is summarised here
-      if (!ranChain && ctx.logsInfo) ctx.log.info(requestSummary(ctx, outcome?.status ?? res.statusCode, failed, 0), 'request');
+      // a chain writes its summary line (and its metrics) in its settle stage; everything else here
+      if (!ranChain) {
+        const status = outcome?.status ?? res.statusCode;
+        state.services.metrics?.requestEnded(ctx, status, 0, NO_FACTS);
+        if (ctx.logsInfo) ctx.log.info(requestSummary(ctx, status, failed, 0), 'request');
+      }
       ended();
     }
   }

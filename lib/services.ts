@@ -51,6 +51,8 @@ async function storeProblem(store: GatewayStore): Promise<string | null> {
     clearTimeout(timer);
   }
 }
+import { AdminCredentials } from './admin/credential.js';
+import { GatewayMetrics } from './metrics/gateway-metrics.js';
 
 export interface Services {
   store: GatewayStore;
@@ -65,6 +67,10 @@ export interface Services {
   recorder?: Recorder;
   /** what /readyz checks (lib/endpoints/health.ts); none: always ready */
   probes?: readonly ReadyProbe[];
+  /** the admin keys of this configuration (hashed): admin routes and /metrics */
+  admin?: AdminCredentials;
+  /** the Prometheus series (one per process, kept across reloads); absent when `metrics.enabled` is false */
+  metrics?: GatewayMetrics;
 }
 
 /**
@@ -80,6 +86,10 @@ export interface SharedServices {
   /** reservations of dead processes (their lease gone or expired) released at start */
   released: number;
   probes: readonly ReadyProbe[];
+  /** the Prometheus series: a reload keeps them */
+  metrics: GatewayMetrics;
+  /** the environment the process started with (GATEWAY_ADMIN_KEY is read from it at each reload) */
+  env: NodeJS.ProcessEnv;
   /** a reload changed the keys: every process sharing the limits forgets its cached keys */
   keysChanged(): void;
   close(): Promise<void>;
@@ -88,9 +98,14 @@ export interface SharedServices {
 export interface SharedOptions {
   /** this process is a cluster worker: without Redis, the primary keeps the limits and relays pins */
   worker?: WorkerLink | null;
+  /** the process environment (GATEWAY_ADMIN_KEY); default process.env */
+  env?: NodeJS.ProcessEnv;
 }
 
 export async function openSharedServices(config: Config, log: Logger, opts: SharedOptions = {}): Promise<SharedServices> {
+  const env = opts.env ?? process.env;
+  // a bad GATEWAY_ADMIN_KEY stops the start before anything is opened
+  AdminCredentials.of(config, env);
   // Redis first: a gateway that cannot reach it refuses to start before it touches the store
   const redis = config.limits === undefined ? null : await RedisLimits.connect(config.limits);
   const worker = opts.worker ?? null;
@@ -140,6 +155,8 @@ export async function openSharedServices(config: Config, log: Logger, opts: Shar
     released,
     probes,
     keysChanged: () => bus?.publish({ topic: 'keys' }),
+    metrics: new GatewayMetrics(),
+    env,
     async close() {
       await shared.sim?.close();
       await lease.stop();
@@ -147,6 +164,7 @@ export async function openSharedServices(config: Config, log: Logger, opts: Shar
       await store.close();
     },
   };
+  shared.metrics.readReservationsWith(() => store.ledger.openReservations());
   await ensureSimProvider(shared, config);
   return shared;
 }
@@ -160,7 +178,9 @@ export async function ensureSimProvider(shared: SharedServices, config: Config):
 export function servicesFor(config: Config, shared: SharedServices): Services {
   const catalog = new Catalog(config);
   const providers = new ProviderPool(config, shared.sim?.url ?? null);
-  const services: Services = { store: shared.store, catalog, providers, rateLimiter: shared.rateLimiter, sticky: shared.sticky, router: loadRouter(), probes: shared.probes };
+  const admin = AdminCredentials.of(config, shared.env);
+  const services: Services = { store: shared.store, catalog, providers, rateLimiter: shared.rateLimiter, sticky: shared.sticky, router: loadRouter(), probes: shared.probes, admin };
+  if (config.metrics.enabled) services.metrics = shared.metrics;
   if (config.recordDir !== undefined) services.recorder = new Recorder(config.recordDir);
   return services;
 }

@@ -143,6 +143,7 @@ export function settle<T>(opts: SettleOptions<T> = {}): StageFactory<T, T> {
             }
           }
         }
+        ctx.services.metrics?.requestEnded(ctx, ended.status, cost, s);
         if (!ctx.logsInfo) return;
         ctx.log.info(requestSummary(ctx, ended.status, error, cost, s), 'request');
       },

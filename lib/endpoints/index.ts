@@ -6,14 +6,15 @@ import { healthz, readyz } from './health.js';
 import { hello } from './hello.js';
 import { mcpServers } from './mcp-servers.js';
 import { messages } from './messages.js';
+import { metrics } from './metrics.js';
 import { models } from './models.js';
 import { responses } from './responses.js';
 import { transcriptions } from './transcriptions.js';
 import type { EndpointTable } from './types.js';
 
-export const endpoints: EndpointTable = [hello, healthz, readyz, models, mcpServers, messages, countTokens, chatCompletions, transcriptions, responses];
+export const endpoints: EndpointTable = [hello, healthz, readyz, models, mcpServers, messages, countTokens, chatCompletions, transcriptions, responses, metrics];
 
 export { buildRoutes, matchEndpoint, type Routes } from './routes.js';
 export { auth, jsonContentType, messagesHeaders, messagesQuery, scope } from './hooks.js';
 export type { Endpoint, EndpointChain, EndpointDefinition, EndpointTable, Hook, Learned, RequestHead } from './types.js';
-export { chatCompletions, countTokens, healthz, hello, mcpServers, messages, models, readyz, responses, transcriptions };
+export { chatCompletions, countTokens, healthz, hello, mcpServers, messages, metrics, models, readyz, responses, transcriptions };

@@ -2,6 +2,7 @@
 // status, lib/errors.ts), its wording and its parameters; call sites pass values, never sentences.
 // test/errors-catalog.test.ts checks every code has a definition, every definition is used, and
 // that no file outside lib/errors* words an error itself.
+import { adminErrors } from './admin.js';
 import { authErrors } from './auth.js';
 import { configErrors } from './config.js';
 import { connectionErrors } from './connection.js';
@@ -18,6 +19,7 @@ export { inBandUpstream, type InBandCode } from './upstream.js';
 
 export const errors = {
   ...authErrors,
+  ...adminErrors,
   ...limitErrors,
   ...requestErrors,
   ...headerErrors,
@@ -31,4 +33,4 @@ export const errors = {
 };
 
 /** the definitions of each area, for the test that no name is defined twice */
-export const errorAreas = { authErrors, limitErrors, requestErrors, headerErrors, fieldErrors, modelErrors, upstreamErrors, configErrors, gatewayErrors, storeErrors, connectionErrors };
+export const errorAreas = { authErrors, adminErrors, limitErrors, requestErrors, headerErrors, fieldErrors, modelErrors, upstreamErrors, configErrors, gatewayErrors, storeErrors, connectionErrors };

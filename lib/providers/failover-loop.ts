@@ -112,6 +112,12 @@ export async function* failover<O>(ctx: RequestContext, routed: RoutedRequest, c
   /** an answer read whole counts a silent body as a timeout */
   const whole = call.answer !== undefined;
   const failures: Failure[] = [];
+  const metrics = ctx.services.metrics;
+  /** a deployment failed and the loop moves on: counted in gateway_failovers_total */
+  const failed = (failure: Failure): void => {
+    failures.push(failure);
+    metrics?.failedOver(ctx.services.catalog, routed.modelId, failure.deployment.providerId);
+  };
   let attempt = 0;
   /** the upstream request id the client was shown (a recording notes it) */
   let shownId: string | undefined;
@@ -126,7 +132,7 @@ export async function* failover<O>(ctx: RequestContext, routed: RoutedRequest, c
       res = await send(ctx.signal);
     } catch (err) {
       if (ctx.signal.aborted) throw aborted(ctx, err);
-      failures.push(transportFailure(err, deployment, whole));
+      failed(transportFailure(err, deployment, whole));
       ctx.log.warn({ provider: deployment.providerId, err: errorCode(err) }, 'upstream call failed; trying the next deployment');
       continue;
     }
@@ -138,13 +144,13 @@ export async function* failover<O>(ctx: RequestContext, routed: RoutedRequest, c
         text = await readLimited(res.body);
       } catch (err) {
         if (ctx.signal.aborted) throw aborted(ctx, err);
-        failures.push(transportFailure(err, deployment, whole));
+        failed(transportFailure(err, deployment, whole));
         ctx.log.warn({ provider: deployment.providerId, err: errorCode(err) }, 'upstream answer failed; trying the next deployment');
         continue;
       }
       const upstream = upstreamError(deployment, handle.transport, res.statusCode, res.headers, text);
       if (isRetryableStatus(res.statusCode)) {
-        failures.push({ deployment, kind: 'http', upstream, detail: `${deployment.providerId}: HTTP ${res.statusCode}` });
+        failed({ deployment, kind: 'http', upstream, detail: `${deployment.providerId}: HTTP ${res.statusCode}` });
         ctx.log.warn({ provider: deployment.providerId, status: res.statusCode }, 'upstream error; trying the next deployment');
         continue;
       }
@@ -189,7 +195,7 @@ export async function* failover<O>(ctx: RequestContext, routed: RoutedRequest, c
         yield* outputs;
         return;
       }
-      failures.push(transportFailure(lost!.failure, deployment, whole));
+      failed(transportFailure(lost!.failure, deployment, whole));
       ctx.log.warn({ provider: deployment.providerId, err: errorCode(lost!.failure) }, 'upstream answer failed; trying the next deployment');
       yield { note: 'upstream', upstream: null }; // nothing of it reached anyone: no provider work
       continue;
@@ -213,7 +219,7 @@ export async function* failover<O>(ctx: RequestContext, routed: RoutedRequest, c
           }
           throw finalUpstreamError(deployment, up);
         }
-        failures.push(failure);
+        failed(failure);
         ctx.log.warn({ provider: deployment.providerId, err: GatewayError.is(err) ? err.code : errorCode(err), detail: failure.detail }, 'upstream answer failed before any content; trying the next deployment');
         continue;
       }
@@ -228,11 +234,15 @@ export async function* failover<O>(ctx: RequestContext, routed: RoutedRequest, c
     let handedOn = false;
     if (held !== null) {
       handedOn = true;
+      timing.firstContentAt = Date.now();
       yield held;
     }
     try {
       for await (const chunk of res.body) {
-        handedOn = true;
+        if (!handedOn) {
+          handedOn = true;
+          timing.firstContentAt = Date.now();
+        }
         yield chunk;
       }
       timing.endedAt = Date.now();
@@ -241,7 +251,7 @@ export async function* failover<O>(ctx: RequestContext, routed: RoutedRequest, c
       timing.endedAt = Date.now();
       const failure = bodyFailure(ctx, deployment, err, handedOn);
       if (!(failure instanceof TryNext)) throw failure;
-      failures.push(transportFailure(failure.failure, deployment, whole));
+      failed(transportFailure(failure.failure, deployment, whole));
       ctx.log.warn({ provider: deployment.providerId, err: errorCode(failure.failure) }, 'upstream answer failed; trying the next deployment');
       yield { note: 'upstream', upstream: null }; // nothing of it reached anyone: no provider work
     }
