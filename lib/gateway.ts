@@ -85,7 +85,7 @@ export async function createGateway(config?: GatewayConfig | Config | string, op
     final = finalizeConfig(config, env);
   }
   const log = options.logger ?? createRootLogger(final.logLevel);
-  const shared = await openSharedServices(final, log, env);
+  const shared = await openSharedServices(final, log, { env });
   if (shared.released > 0) log.warn({ released: shared.released }, 'released reservations left by a previous process');
   const state = servingState(final, shared, options.endpoints);
   const http = createHttpGateway(state, log);
