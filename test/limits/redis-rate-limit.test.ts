@@ -42,6 +42,10 @@ function summary(d: RateDecision | GatewayError): unknown {
   return { remaining: d.remaining, tokens: d.tokens?.remaining ?? null, limit: d.limit };
 }
 
+function isDecision(v: unknown): v is { remaining: number; tokens: number | null; limit: unknown } {
+  return typeof v === 'object' && v !== null && 'tokens' in v;
+}
+
 t.test('the same decisions as the in-process buckets, for requests and tokens', async (t) => {
   const redis = new RedisRateLimiter(client);
   const local = new InProcessRateLimiter();
@@ -61,7 +65,15 @@ t.test('the same decisions as the in-process buckets, for requests and tokens', 
       await new Promise((r) => setTimeout(r, 50));
       continue;
     }
-    t.same(summary(await outcome(redis, a, n)), summary(await outcome(local, a, n)), `${op} ${n}`);
+    const [viaRedis, inProcess] = [summary(await outcome(redis, a, n)), summary(await outcome(local, a, n))];
+    // a token bucket of 1,000 per minute refills one token every 60 ms: the two are read a few ms
+    // apart (more on a loaded machine), so the token figure may differ by that refill, never more
+    if (isDecision(viaRedis) && isDecision(inProcess) && viaRedis.tokens !== null && inProcess.tokens !== null) {
+      t.ok(Math.abs(viaRedis.tokens - inProcess.tokens) <= 2, `${op} ${n}: tokens ${viaRedis.tokens} ≈ ${inProcess.tokens}`);
+      t.same({ ...viaRedis, tokens: 0 }, { ...inProcess, tokens: 0 }, `${op} ${n}`);
+    } else {
+      t.same(viaRedis, inProcess, `${op} ${n}`);
+    }
   }
   const refusal = await outcome(redis, a, 10);
   t.ok(GatewayError.is(refusal) && refusal.code === 'GW_ERR_RATE_LIMITED');
