@@ -191,7 +191,11 @@ export type CanonicalBlock =
   | { kind: 'text'; text: string; citations?: JsonValue[] }
   | { kind: 'thinking'; thinking: string; signature: string }
   | { kind: 'redacted-thinking'; data: string }
-  | { kind: 'tool-call'; id: string; name: string; input: JsonObject | null }
+  /**
+   * `extra`: a Chat upstream's opaque `tool_calls[].extra_content` (Gemini's thought signature,
+   * FAILURE-MODES F24), given back to a Chat client on the call; other dialects drop it
+   */
+  | { kind: 'tool-call'; id: string; name: string; input: JsonObject | null; extra?: JsonObject }
   /** server-tool blocks, compaction and future block types: opaque, dropped by translators */
   | { kind: 'opaque'; value: JsonObject };
 

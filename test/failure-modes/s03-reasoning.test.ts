@@ -124,17 +124,38 @@ t.test('failure modes §3', async (t) => {
     t.notOk(lastBody('a-echo').messages[1].content.some((b: any) => b.type === 'thinking'), 'no unverifiable thinking block reaches Claude');
   });
 
-  t.test('F24 Gemini thought signatures on Chat tool calls reach the client and come back', { todo: 'tool_calls[].extra_content is not carried through the canonical events (and the Chat validator refuses it on input): see the #17 report' }, async (t) => {
+  t.test('F24 Gemini thought signatures on Chat tool calls reach the client and come back', async (t) => {
     const c = await send(gw, 'chat', { model: modelId('c-gemini'), stream: true, messages: [{ role: 'user', content: 'go' }], tools: TOOLS_CHAT });
+    checkChatStream(t, c);
     const first = c.data.find((d) => d?.choices?.[0]?.delta?.tool_calls)?.choices[0].delta.tool_calls[0];
-    t.match(first?.extra_content, { google: { thought_signature: 'CtsBAdHtim9' } }, 'extra_content reaches the client');
+    t.same(first?.extra_content, { google: { thought_signature: 'CtsBAdHtim9' } }, 'extra_content reaches the client, in the first delta of the call');
+    const j = await send(gw, 'chat', { model: modelId('c-gemini'), messages: [{ role: 'user', content: 'go' }], tools: TOOLS_CHAT });
+    t.equal(j.status, 200, j.text.slice(0, 200));
+    t.same(j.json.choices[0].message.tool_calls[0].extra_content, { google: { thought_signature: 'CtsBAdHtim9' } }, 'and on the call of a JSON answer');
+    // the returned call, sent back as the client got it
+    const returned = j.json.choices[0].message.tool_calls[0];
     const back = await send(gw, 'chat', {
       model: modelId('c-gemini'),
-      messages: [{ role: 'user', content: 'go' }, { role: 'assistant', content: null, tool_calls: [{ ...first, function: { name: 'bash', arguments: '{"command":"ls"}' } }] }, { role: 'tool', tool_call_id: 'call_g1', content: 'a' }],
+      messages: [{ role: 'user', content: 'go' }, { role: 'assistant', content: null, tool_calls: [returned] }, { role: 'tool', tool_call_id: 'call_g1', content: 'a' }],
       tools: TOOLS_CHAT,
     });
     t.equal(back.status, 200, back.text.slice(0, 200));
-    t.match(lastBody('c-gemini').messages[1].tool_calls[0].extra_content, { google: { thought_signature: 'CtsBAdHtim9' } }, 'and back to the upstream');
+    t.same(lastBody('c-gemini').messages[1].tool_calls[0].extra_content, { google: { thought_signature: 'CtsBAdHtim9' } }, 'and back to the upstream unchanged');
+    // the same history to Claude: the signature is Gemini's, never sent to a Messages upstream
+    const claude = await send(gw, 'chat', {
+      model: modelId('a-echo'),
+      messages: [{ role: 'user', content: 'go' }, { role: 'assistant', content: null, tool_calls: [returned] }, { role: 'tool', tool_call_id: 'call_g1', content: 'a' }],
+      tools: TOOLS_CHAT,
+    });
+    t.equal(claude.status, 200, claude.text.slice(0, 200));
+    t.match(lastBody('a-echo').messages[1].content, [{ type: 'tool_use', name: 'bash' }], 'the call itself goes');
+    t.notMatch(JSON.stringify(lastBody('a-echo')), /CtsBAdHtim9|extra_content/, 'dropped for a Messages upstream');
+    const bad = await send(gw, 'chat', {
+      model: modelId('c-gemini'),
+      messages: [{ role: 'user', content: 'go' }, { role: 'assistant', content: null, tool_calls: [{ id: 'call_g1', type: 'function', function: { name: 'bash', arguments: '{}' }, extra_content: 'CtsBAdHtim9' }] }, { role: 'tool', tool_call_id: 'call_g1', content: 'a' }],
+    });
+    t.equal(bad.status, 400, 'extra_content must be an object');
+    t.match(bad.json.error.message, /extra_content/);
   });
 
   t.test('F26 item_reference is refused with an explicit message', async (t) => {

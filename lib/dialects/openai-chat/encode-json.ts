@@ -19,6 +19,7 @@ interface ToolCall {
   name: string;
   json: string;
   input: JsonObject | null;
+  extra?: JsonObject;
 }
 
 type Block =
@@ -66,7 +67,7 @@ const APPLY: { [T in CanonicalEventType]: Apply<T> } = {
         c.blocks[ev.index] = { kind: 'redacted', data: b.data };
         return;
       case 'tool-call': {
-        const call: ToolCall = { id: b.id, name: b.name, json: '', input: b.input };
+        const call: ToolCall = { id: b.id, name: b.name, json: '', input: b.input, extra: b.extra };
         c.calls.push(call);
         c.blocks[ev.index] = { kind: 'tool', call };
         return;
@@ -116,7 +117,10 @@ const APPLY: { [T in CanonicalEventType]: Apply<T> } = {
 };
 
 function message(c: Completion, exclude: boolean): object {
-  const calls = c.calls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: toolArguments(call.json, call.input) } }));
+  const calls = c.calls.map((call) => ({
+    id: call.id, type: 'function', function: { name: call.name, arguments: toolArguments(call.json, call.input) },
+    ...(call.extra === undefined ? {} : { extra_content: call.extra }),
+  }));
   return {
     role: 'assistant',
     content: c.hasText || calls.length === 0 ? c.content : null,

@@ -108,7 +108,7 @@ export class ChatSseEncoder {
       case 'tool-call': {
         const tool = this.tools++;
         this.blocks[index] = { kind: 'tool', tool, streamed: false, input: b.input };
-        const call = { index: tool, id: b.id, type: 'function', function: { name: b.name, arguments: '' } };
+        const call = { index: tool, id: b.id, type: 'function', function: { name: b.name, arguments: '' }, ...(b.extra === undefined ? {} : { extra_content: b.extra }) };
         return this.chunk(`{"tool_calls":[${JSON.stringify(call)}]}`);
       }
       case 'opaque':

@@ -23,7 +23,7 @@ import { emptyUsage, type CanonicalEvent, type JsonObject, type NativeFrame, typ
 import type { UpstreamDecoder } from '../dialect.js';
 import { CHAT_REASONING_SIGNATURE } from '../../translate/reasoning-state.js';
 import { decodeChatCompletion } from './message.js';
-import { chatFrame, errorFromWire, finishFromWire, indexOf, integrityError, isObject, optionalString, parseObject, stopWithCalls, usageFromWire } from './wire.js';
+import { chatFrame, errorFromWire, finishFromWire, indexOf, integrityError, isObject, optionalString, parseObject, stopWithCalls, toolCallBlock, usageFromWire } from './wire.js';
 
 interface ToolSlot {
   /** canonical block index; -1 until the id and the name are known */
@@ -33,6 +33,8 @@ interface ToolSlot {
   /** argument fragments received before the block could open */
   pending: string;
   closed: boolean;
+  /** `extra_content` (Gemini's thought signature): the first one sent, put on the block when it opens */
+  extra?: JsonObject;
 }
 
 const DONE_FRAME: NativeFrame = chatFrame('done', '[DONE]', {});
@@ -190,6 +192,7 @@ export class ChatStreamDecoder implements UpstreamDecoder {
       this.calls.push(slot);
     }
     if (id !== undefined && id !== '' && slot.id === '') slot.id = id;
+    if (isObject(call.extra_content) && slot.extra === undefined) slot.extra = call.extra_content;
     const fn = call.function;
     let args = '';
     if (isObject(fn)) {
@@ -214,7 +217,7 @@ export class ChatStreamDecoder implements UpstreamDecoder {
     this.closeOpen(native, out);
     slot.block = this.openIndex = this.nextBlock++;
     this.openTool = slot;
-    out.push({ type: 'block-start', index: slot.block, block: { kind: 'tool-call', id: slot.id, name: slot.name, input: null }, native });
+    out.push({ type: 'block-start', index: slot.block, block: toolCallBlock(slot.id, slot.name, slot.extra), native });
     const json = slot.pending + args;
     slot.pending = '';
     if (json !== '') out.push({ type: 'tool-input-delta', index: slot.block, json, native });
@@ -238,7 +241,7 @@ export class ChatStreamDecoder implements UpstreamDecoder {
       if (slot.block !== -1 || slot.id !== '' || slot.name === '') continue;
       slot.id = `call_${randomUUID().replaceAll('-', '').slice(0, 24)}`;
       slot.block = this.nextBlock++;
-      out.push({ type: 'block-start', index: slot.block, block: { kind: 'tool-call', id: slot.id, name: slot.name, input: null }, native });
+      out.push({ type: 'block-start', index: slot.block, block: toolCallBlock(slot.id, slot.name, slot.extra), native });
       if (slot.pending !== '') out.push({ type: 'tool-input-delta', index: slot.block, json: slot.pending, native });
       slot.pending = '';
       out.push({ type: 'block-stop', index: slot.block, native });

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { emptyUsage, type CanonicalEvent, type JsonObject, type JsonValue, type StopReason } from '../../chunks.js';
 import { CHAT_REASONING_SIGNATURE } from '../../translate/reasoning-state.js';
-import { chatFrame, finishFromWire, integrityError, isObject, optionalString, parseObject, stopWithCalls, usageFromWire } from './wire.js';
+import { chatFrame, finishFromWire, integrityError, isObject, optionalString, parseObject, stopWithCalls, toolCallBlock, usageFromWire } from './wire.js';
 
 function requiredString(obj: JsonObject, key: string, where: string): string {
   const value = obj[key];
@@ -57,7 +57,7 @@ export function decodeChatCompletion(body: string): CanonicalEvent[] {
     const fn = call.function;
     if (!isObject(fn)) throw integrityError(`${where}.function must be an object`);
     const args = optionalString(fn, 'arguments', `${where}.function`) ?? '';
-    events.push({ type: 'block-start', index, block: { kind: 'tool-call', id: callId(call, where), name: requiredString(fn, 'name', `${where}.function`), input: null }, native });
+    events.push({ type: 'block-start', index, block: toolCallBlock(callId(call, where), requiredString(fn, 'name', `${where}.function`), call.extra_content), native });
     if (args !== '') events.push({ type: 'tool-input-delta', index, json: args, native });
     events.push({ type: 'block-stop', index, native });
     index++;

@@ -33,7 +33,11 @@ const SYSTEM_FIELDS = fields('role', 'content', 'name', 'cache_control');
 // message sent back as history carries them; they are checked and not forwarded (decisions §10)
 const ASSISTANT_FIELDS = fields('role', 'content', 'name', 'tool_calls', 'refusal', 'reasoning', 'reasoning_details', 'annotations', 'audio', 'function_call', 'parsed', 'cache_control');
 const TOOL_FIELDS = fields('role', 'content', 'tool_call_id', 'name', 'cache_control');
-const TOOL_CALL_FIELDS = fields('id', 'type', 'function', 'cache_control');
+// `extra_content`: the opaque object a Chat upstream put on the call (Gemini's thought signature,
+// FAILURE-MODES F24), returned by the gateway and sent back unchanged to a Chat upstream only
+const TOOL_CALL_FIELDS = fields('id', 'type', 'function', 'extra_content', 'cache_control');
+/** a thought signature is a few KiB; the bound keeps an open object from carrying a payload */
+const MAX_EXTRA_CONTENT_BYTES = 64 * 1024;
 const FUNCTION_FIELDS = fields('name', 'arguments', 'parsed_arguments');
 const TEXT_PART = fields('type', 'text', 'cache_control');
 const REFUSAL_PART = fields('type', 'refusal');
@@ -119,6 +123,11 @@ function toolCall(v: JsonValue | undefined, path: string, scan: ChatScan): void 
   rejectUnknown(fn, FUNCTION_FIELDS, `${path}.function`);
   const name = str(fn.name, `${path}.function.name`, 1);
   const args = str(fn.arguments, `${path}.function.arguments`);
+  if (given(call.extra_content)) {
+    const size = jsonBytes(obj(call.extra_content, `${path}.extra_content`));
+    if (size > MAX_EXTRA_CONTENT_BYTES) throw invalid(`${path}.extra_content`, `must be at most ${MAX_EXTRA_CONTENT_BYTES} bytes of JSON, got about ${size}`);
+    scan.bytes += size;
+  }
   scan.toolCallIds.add(id);
   scan.bytes += Buffer.byteLength(id, 'utf8') + Buffer.byteLength(name, 'utf8') + Buffer.byteLength(args, 'utf8') + 32;
 }

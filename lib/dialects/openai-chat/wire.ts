@@ -1,7 +1,7 @@
 // Shared pieces of the upstream side of the Chat Completions wire format: strict parsing, field
 // checks, finish_reason and usage → canonical, and an in-band `{error: {...}}` → GatewayError.
 // Used by the stream decoder (events.ts) and the non-streaming decoder (message.ts).
-import type { JsonObject, JsonValue, NativeFrame, StopReason, Usage } from '../../chunks.js';
+import type { CanonicalBlock, JsonObject, JsonValue, NativeFrame, StopReason, Usage } from '../../chunks.js';
 import type { GatewayError } from '../../errors.js';
 import { inBandUpstream, type InBandCode } from '../../errors/index.js';
 import { integrityError, isObject } from '../../json/upstream.js';
@@ -16,6 +16,11 @@ export function indexOf(obj: JsonObject, where: string): number {
   const value = obj.index;
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) throw integrityError(`${where}.index must be a non-negative integer`);
   return value;
+}
+
+/** A tool call's block; `extra` is the call's opaque `extra_content` object, when it carries one (F24). */
+export function toolCallBlock(id: string, name: string, extra: JsonValue | undefined): CanonicalBlock {
+  return isObject(extra) ? { kind: 'tool-call', id, name, input: null, extra } : { kind: 'tool-call', id, name, input: null };
 }
 
 const FINISH: Record<string, StopReason> = {
