@@ -4,17 +4,17 @@
 // does not depend on how close a guess was), then compared with timingSafeEqual. Several processes
 // may share one file (a rolling restart, bin/gateway --workers): each holds a lease (lease.ts), and
 // a key changed by one is seen by the others through the key_epoch counter (startServing).
-import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
+import { randomUUID, timingSafeEqual } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
-import type { Config, KeyConfig, Scope } from '../config.js';
+import type { Config } from '../config.js';
 import { MIGRATIONS } from './migrations.js';
 import { storeFile } from './store-url.js';
 import { reconcileKeys, type KeyRow } from './seed-keys.js';
-import { errors } from '../errors/index.js';
-import { UNITS_PER_USD, type KeyRecord } from './types.js';
+import type { KeyRecord } from './types.js';
+import { capUnits, hashKey, keyRows, toRecord, usdToUnits } from './key-rows.js';
 import { SqliteLedger } from './ledger.js';
 import { StoreFaultSwitch } from './fault-switch.js';
 import type { Unsettled } from './settle-backlog.js';
@@ -23,60 +23,11 @@ import { GatewayError } from '../errors.js';
 import { MACHINE } from './lease.js';
 import type { GatewayStore, StoreLog } from './store-api.js';
 
+// the config ↔ row mapping of keys lives in key-rows.ts; re-exported for the store's importers
+export { capUnits, hashKey, keyRows, toRecord, usdToUnits } from './key-rows.js';
+
 /** How long shutdown keeps retrying settles the store refused before it gives up on them. */
 const SHUTDOWN_SETTLE_RETRY_MS = 1500;
-
-export function hashKey(key: string): string {
-  return createHash('sha256').update(key, 'utf8').digest('hex');
-}
-
-export function usdToUnits(usd: number): number {
-  return Math.round(usd * UNITS_PER_USD);
-}
-
-/** A key listed without an id is known by one derived from its secret's hash (stable across starts). */
-function keyIdOf(k: KeyConfig): string {
-  return k.id ?? `key_${hashKey(k.key).slice(0, 12)}`;
-}
-
-export function capUnits(usd: number | null | undefined): number | null {
-  return usd == null ? null : usdToUnits(usd);
-}
-
-export function keyRows(keys: readonly KeyConfig[]): KeyRow[] {
-  const seen = new Set<string>();
-  return keys.map((k, i) => {
-    const id = keyIdOf(k);
-    // two entries under one id would silently rotate each other at every start
-    if (seen.has(id)) throw errors.configKeyIdRepeated(i, id);
-    seen.add(id);
-    return {
-      id,
-      hash: hashKey(k.key),
-      org: k.org,
-      project: k.project ?? null,
-      environment: k.environment ?? null,
-      scopes: JSON.stringify(k.scopes ?? []),
-      models: JSON.stringify(k.models ?? []),
-      spend_cap: capUnits(k.spendCap),
-      rpm: k.rateLimit?.rpm ?? null,
-      tpm: k.rateLimit?.tpm ?? null,
-    };
-  });
-}
-
-export function toRecord(row: KeyRow): KeyRecord {
-  return {
-    id: row.id,
-    org: row.org,
-    project: row.project,
-    environment: row.environment,
-    scopes: JSON.parse(row.scopes) as Scope[],
-    models: JSON.parse(row.models) as string[],
-    spendCap: row.spend_cap,
-    rateLimit: { rpm: row.rpm, tpm: row.tpm },
-  };
-}
 
 /** How often a serving process looks for key changes made by another process on the same file. */
 const KEY_CHECK_MS = 250;

@@ -1,10 +1,12 @@
-// The Messages validators' own checks: cache_control, typed open objects, and the running tally
-// (`Scan`) the validators fill while they walk the body once. The generic type guards they use
-// live in lib/validate/checks.ts (shared with the OpenAI validators) and are re-exported here.
+// The Messages validators' own checks: typed open objects, and the running tally (`Scan`) the
+// validators fill while they walk the body once. The generic type guards they use live in
+// lib/validate/checks.ts and the cache_control check in lib/validate/cache-control.ts (both shared
+// with the OpenAI validators); both are re-exported here.
 import type { JsonObject, JsonValue } from '../../chunks.js';
-import { fields, obj, oneOf, rejectUnknown, str } from '../../validate/checks.js';
+import { obj, str } from '../../validate/checks.js';
 
 export * from '../../validate/checks.js';
+export { cacheControl } from '../../validate/cache-control.js';
 
 /** State collected during the single walk over a request body. */
 export interface Scan {
@@ -40,17 +42,6 @@ export function newScan(betas: readonly string[]): Scan {
   };
 }
 
-const CACHE_CONTROL = fields('type', 'ttl', 'scope');
-
-/** `{type: "ephemeral", ttl?: "5m" | "1h", scope?: "global"}`; an absent or null value is accepted. */
-export function cacheControl(v: JsonValue | undefined, path: string): void {
-  if (v === undefined || v === null) return;
-  const o = obj(v, path);
-  rejectUnknown(o, CACHE_CONTROL, path);
-  oneOf(o.type, `${path}.type`, ['ephemeral']);
-  if (o.ttl !== undefined) oneOf(o.ttl, `${path}.ttl`, ['5m', '1h']);
-  if (o.scope !== undefined) oneOf(o.scope, `${path}.scope`, ['global']);
-}
 
 /** An open JSON object that must carry a non-empty string `type` (citations, safeguards). */
 export function typedObject(v: JsonValue | undefined, path: string): JsonObject {

@@ -3,25 +3,13 @@
 // - `cache_control` on a message, a content part or a tool call: the prompt-caching breakpoint of
 //   OpenRouter's Chat API, which `@ai-sdk/openai-compatible` passes through from provider options;
 //   OpenCode sets it on the system prompt and the last two messages whenever the model is a Claude
-//   model. Same object as on Messages: `{type: "ephemeral", ttl?: "5m" | "1h", scope?: "global"}`.
+//   model. Same object as on Messages: `{type: "ephemeral", ttl?: "5m" | "1h", scope?: "global"}`, checked by lib/validate/cache-control.ts.
 //   A Messages upstream gets it on the block made from what it marks (chat-to-messages-turns.ts).
 // - `name` on a `tool` message: LangChain's ChatOpenAI sends the tool's name there.
 // An OpenAI Chat upstream gets neither (it caches prompts by itself, and the tool message is bound by
 // `tool_call_id`): `withoutClientFields` removes them before a request is forwarded natively.
 import type { JsonObject, JsonValue } from '../../chunks.js';
-import { fields, obj, oneOf, rejectUnknown } from '../../validate/checks.js';
 
-const CACHE_CONTROL = fields('type', 'ttl', 'scope');
-
-/** Validates an optional `cache_control` object at `path`. */
-export function cacheControl(v: JsonValue | undefined, path: string): void {
-  if (v === undefined || v === null) return;
-  const o = obj(v, path);
-  rejectUnknown(o, CACHE_CONTROL, path);
-  oneOf(o.type, `${path}.type`, ['ephemeral']);
-  if (o.ttl !== undefined) oneOf(o.ttl, `${path}.ttl`, ['5m', '1h']);
-  if (o.scope !== undefined) oneOf(o.scope, `${path}.scope`, ['global']);
-}
 
 function isObject(v: JsonValue | undefined): v is JsonObject {
   return typeof v === 'object' && v !== null && !Array.isArray(v);

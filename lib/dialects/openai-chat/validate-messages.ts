@@ -6,7 +6,7 @@ import type { JsonObject, JsonValue } from '../../chunks.js';
 import { invalid } from '../../errors.js';
 import { detailToAnthropicBlock, ANTHROPIC_REASONING_FORMAT } from '../../translate/reasoning-details.js';
 import { arr, fields, jsonBytes, kind, obj, oneOf, rejectUnknown, shorten, str } from '../../validate/checks.js';
-import { cacheControl } from './client-fields.js';
+import { cacheControl } from '../../validate/cache-control.js';
 import { given } from './validate-params.js';
 
 /** What the walk over the request collects. */

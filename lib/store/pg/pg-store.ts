@@ -13,7 +13,7 @@ import { MACHINE } from '../lease.js';
 import type { Unsettled } from '../settle-backlog.js';
 import type { GatewayStore, StoreLog } from '../store-api.js';
 import { redactStoreUrl } from '../store-url.js';
-import { capUnits, hashKey, keyRows, toRecord, usdToUnits } from '../store.js';
+import { capUnits, hashKey, keyRows, toRecord, usdToUnits } from '../key-rows.js';
 import type { KeyRecord } from '../types.js';
 import type { KeyRow } from '../seed-keys.js';
 import { KeyWatch, loadKeys, reconcileKeysPg } from './pg-keys.js';
