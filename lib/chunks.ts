@@ -197,7 +197,49 @@ export type CanonicalBlock =
    */
   | { kind: 'tool-call'; id: string; name: string; input: JsonObject | null; extra?: JsonObject }
   /** server-tool blocks, compaction and future block types: opaque, dropped by translators */
-  | { kind: 'opaque'; value: JsonObject };
+  | { kind: 'opaque'; value: JsonObject }
+  /**
+   * A search the gateway ran itself (decisions §11), opened and closed at once when the backend has
+   * answered; each client encoder shows it in its own shape (Responses `web_search_call` item, Messages
+   * `server_tool_use` + `web_search_tool_result` blocks). Upstream dialects never see it.
+   */
+  | { kind: 'web-search'; call: WebSearchCall };
+
+/** One search the gateway ran for the model (decisions §11). */
+export interface WebSearchCall {
+  /** the gateway's id for this call, unique within the answer */
+  id: string;
+  query: string;
+  status: 'completed' | 'failed';
+  /** the sources the backend returned, in its order; only these URLs may be cited */
+  sources: WebSearchSource[];
+  /** true exactly when the search is charged: it returned at least one usable source */
+  billed: boolean;
+  /** why it failed or was refused (Messages' `web_search_tool_result_error` codes) */
+  errorCode?: 'unavailable' | 'max_uses_exceeded' | 'too_many_requests' | 'query_too_long' | 'invalid_input';
+}
+
+export interface WebSearchSource {
+  /** the result id the model cites (stable per normalised URL) */
+  id: string;
+  url: string;
+  title: string;
+  snippet: string;
+  published?: string;
+}
+
+/**
+ * A `url_citation` on the text of block `index`: `start` and `end` (exclusive) count Unicode code points
+ * of that block's text as the client receives it; `url` is always one a backend returned.
+ */
+export interface UrlCitation {
+  url: string;
+  title: string;
+  start: number;
+  end: number;
+  /** the cited source's id, so an encoder can find its snippet */
+  sourceId: string;
+}
 
 interface Base {
   native?: NativeFrame;
@@ -211,6 +253,8 @@ export type CanonicalEvent =
   | (Base & { type: 'signature-delta'; index: number; signature: string })
   | (Base & { type: 'tool-input-delta'; index: number; json: string })
   | (Base & { type: 'citation-delta'; index: number; citation: JsonObject })
+  /** a gateway-made citation on text already sent in block `index` (web search, decisions §11) */
+  | (Base & { type: 'url-citation'; index: number; citation: UrlCitation })
   /** a delta type this gateway does not know yet: passed through to same-dialect clients */
   | (Base & { type: 'opaque-delta'; index: number; delta: JsonObject })
   | (Base & { type: 'block-stop'; index: number })

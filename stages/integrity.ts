@@ -60,7 +60,7 @@ class State {
 }
 
 type Check<T extends CanonicalEventType> = (s: State, ev: Extract<CanonicalEvent, { type: T }>, ctx: RequestContext) => void;
-type DeltaType = 'text-delta' | 'thinking-delta' | 'signature-delta' | 'tool-input-delta' | 'citation-delta' | 'opaque-delta';
+type DeltaType = 'text-delta' | 'thinking-delta' | 'signature-delta' | 'tool-input-delta' | 'citation-delta' | 'url-citation' | 'opaque-delta';
 
 function inMessage(s: State, what: string): void {
   if (s.phase === 'before') throw fail(`${what} before message_start`);
@@ -87,6 +87,7 @@ function checkUsage(usage: Partial<Usage>, where: string): void {
 const DELTA_TARGETS: Record<DeltaType, readonly Kind[] | null> = {
   'text-delta': ['text'],
   'citation-delta': ['text'],
+  'url-citation': ['text'],
   'thinking-delta': ['thinking'],
   'signature-delta': ['thinking'],
   // server-side tool calls are opaque blocks that stream their input the same way
@@ -144,6 +145,7 @@ const CHECKS: { [T in CanonicalEventType]: Check<T> } = {
   },
   'text-delta': deltaBlock,
   'citation-delta': deltaBlock,
+  'url-citation': deltaBlock,
   'thinking-delta': deltaBlock,
   'opaque-delta': deltaBlock,
   'signature-delta': (s, ev) => {

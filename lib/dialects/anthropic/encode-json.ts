@@ -87,6 +87,8 @@ const APPLY: { [T in CanonicalEventType]: Apply<T> } = {
     }
     (b.wire.citations as JsonValue[]).push(ev.citation);
   },
+  // Messages shows gateway citations as `citation-delta` on their own text blocks (web search, §11)
+  'url-citation': () => undefined,
   'tool-input-delta': (m, ev) => {
     const b = m.block(ev.index);
     if (b) b.json += ev.json;

@@ -138,6 +138,8 @@ const TRANSLATE: { [T in CanonicalEventType]: Translate<T> } = {
   'tool-input-delta': (enc, ev) => enc.delta(ev.index, { type: 'input_json_delta', partial_json: ev.json }),
   'citation-delta': (enc, ev) => enc.delta(ev.index, { type: 'citations_delta', citation: ev.citation }),
   'opaque-delta': () => '',
+  // Messages shows gateway citations as `citation-delta` on their own text blocks (web search, §11)
+  'url-citation': () => '',
   'block-stop': (enc, ev) => {
     const index = enc.clientIndex(ev.index);
     return index === undefined ? '' : frame('content_block_stop', JSON.stringify({ type: 'content_block_stop', index }));

@@ -149,6 +149,7 @@ export function blockToWire(block: CanonicalBlock): JsonObject | undefined {
       // Claude (FAILURE-MODES F39): mapped as lib/translate/tables.ts anthropicToolId maps history ids
       return { type: 'tool_use', id: block.id.replace(/[^a-zA-Z0-9_-]/g, '_'), name: block.name, input: block.input ?? {} };
     case 'opaque':
+    case 'web-search':
       return undefined;
   }
 }

@@ -73,6 +73,7 @@ const APPLY: { [T in CanonicalEventType]: Apply<T> } = {
         return;
       }
       case 'opaque':
+      case 'web-search':
         c.blocks[ev.index] = undefined;
     }
   },
@@ -92,6 +93,7 @@ const APPLY: { [T in CanonicalEventType]: Apply<T> } = {
     if (b?.kind === 'tool') b.call.json += ev.json;
   },
   'citation-delta': () => undefined,
+  'url-citation': () => undefined,
   'opaque-delta': () => undefined,
   'block-stop': (c, ev) => {
     const b = c.blocks[ev.index];

@@ -112,6 +112,7 @@ export class ChatSseEncoder {
         return this.chunk(`{"tool_calls":[${JSON.stringify(call)}]}`);
       }
       case 'opaque':
+      case 'web-search':
         this.blocks[index] = undefined;
         return '';
     }
@@ -174,6 +175,7 @@ const ENCODE: { [T in CanonicalEventType]: Encode<T> } = {
     return enc.arguments(b.tool, ev.json);
   },
   'citation-delta': () => '',
+  'url-citation': () => '',
   'opaque-delta': () => '',
   'block-stop': (enc, ev) => enc.closeBlock(ev.index),
   'message-delta': (enc, ev) => enc.finish(ev.stop, ev.usage),
