@@ -48,6 +48,7 @@ export interface Endpoint {
 
 /** One entry of the table: where an endpoint is served, and how to build it for a configuration. */
 export interface EndpointDefinition {
+  /** '*': every method, and every path under `path` (the endpoint routes within it) */
   readonly method: string;
   readonly path: string;
   build(config: Config): Endpoint;
