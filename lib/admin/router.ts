@@ -6,6 +6,10 @@ import type { AdminContext } from './context.js';
 import * as keys from './keys.js';
 import * as orgs from './orgs.js';
 import { addCredits } from './credits.js';
+import { AUDIT_PARAMS, getAudit } from './audit.js';
+import { getRequests, REQUESTS_PARAMS } from './requests.js';
+import { getUsage, USAGE_PARAMS } from './usage.js';
+import { oneParam } from './filters.js';
 
 export interface AdminCall {
   /** the path's `{id}` segments, decoded */
@@ -32,13 +36,6 @@ interface Route {
 const SEGMENT = '([^/]+)';
 const route = (path: string, methods: Record<string, Method>): Route => ({ pattern: new RegExp(`^/admin/v1${path.replace(/\{\w+\}/g, SEGMENT)}$`), methods });
 
-/** One query value of the accepted ones, or undefined; a parameter given twice is a 400. */
-export function one(query: URLSearchParams, name: string): string | undefined {
-  const all = query.getAll(name);
-  if (all.length > 1) throw errors.adminFieldInvalid(name, 'must appear at most once');
-  return all[0];
-}
-
 const ROUTES: readonly Route[] = [
   route('/orgs', {
     GET: { run: (ctx) => orgs.listOrgs(ctx) },
@@ -58,7 +55,7 @@ const ROUTES: readonly Route[] = [
     POST: { run: (ctx, c) => orgs.createEnvironment(ctx, c.params[0]!, c.params[1]!, c.body), status: 201, body: true },
   }),
   route('/keys', {
-    GET: { run: (ctx, c) => keys.listKeys(ctx, { org: one(c.query, 'org'), project: one(c.query, 'project') }), query: ['org', 'project'] },
+    GET: { run: (ctx, c) => keys.listKeys(ctx, { org: oneParam(c.query, 'org'), project: oneParam(c.query, 'project') }), query: ['org', 'project'] },
     POST: { run: (ctx, c) => keys.createKey(ctx, c.body), status: 201, body: true },
   }),
   route('/keys/{id}', {
@@ -66,6 +63,9 @@ const ROUTES: readonly Route[] = [
     PATCH: { run: (ctx, c) => keys.updateKey(ctx, c.params[0]!, c.body), body: true },
     DELETE: { run: (ctx, c) => keys.revokeKey(ctx, c.params[0]!) },
   }),
+  route('/usage', { GET: { run: (ctx, c) => getUsage(ctx, c.query), query: USAGE_PARAMS } }),
+  route('/requests', { GET: { run: (ctx, c) => getRequests(ctx, c.query), query: REQUESTS_PARAMS } }),
+  route('/audit', { GET: { run: (ctx, c) => getAudit(ctx, c.query), query: AUDIT_PARAMS } }),
 ];
 
 export interface Matched {
