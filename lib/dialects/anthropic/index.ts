@@ -40,7 +40,7 @@ export const anthropic = {
   upstream: { api: 'messages', encodeRequest: anthropicNative },
   decoder: () => decoder,
   keepalive: ANTHROPIC_KEEPALIVE,
-  sseEncoder: (opts) => new AnthropicSseEncoder({ gateway: messagesGatewayInfo(opts.input), diagnostics: messagesDiagnostics(opts.input), clientModel: opts.clientModel, requestId: opts.requestId }),
+  sseEncoder: (opts) => new AnthropicSseEncoder({ gateway: messagesGatewayInfo(opts.input), diagnostics: messagesDiagnostics(opts.input), clientModel: opts.clientModel, requestId: opts.requestId, sealer: opts.input.sealer }),
   jsonEncoder: (input, opts) => anthropicJsonEncode(input, { gatewayInfo: messagesGatewayInfo, diagnostics: messagesDiagnostics, ...opts }),
   errorEnvelope: (err, requestId) => ({ status: anthropicStatus(err), body: anthropicErrorBody(err, requestId) }),
   rateLimitHeaders: {
