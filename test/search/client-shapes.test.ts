@@ -125,7 +125,7 @@ function checkMessage(t: Test, msg: Obj): void {
   const types = msg.content.map((b: Obj) => b.type);
   t.same(types.slice(0, 6), ['server_tool_use', 'web_search_tool_result', 'server_tool_use', 'web_search_tool_result', 'server_tool_use', 'web_search_tool_result'], 'every search shows: Messages has error results');
   const [use, result] = msg.content;
-  t.same(use, { type: 'server_tool_use', id: 'srvtoolu_wsc_1', name: 'web_search', input: { query: BILLED.query } });
+  t.same(use, { type: 'server_tool_use', id: 'srvtoolu_gws_wsc_1', name: 'web_search', input: { query: BILLED.query } });
   t.equal(result.tool_use_id, use.id);
   const refResult = ref.content.find((b: Obj) => b.type === 'web_search_tool_result').content[0];
   t.same(keys(result.content[0]), keys(refResult), 'web_search_result fields as recorded');

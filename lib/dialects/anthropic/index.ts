@@ -9,6 +9,7 @@ import { ANTHROPIC_KEEPALIVE, AnthropicSseEncoder } from './encode-sse.js';
 import { anthropicErrorBody } from './errors.js';
 import { messagesGatewayInfo } from './gateway.js';
 import { anthropicDecoder } from './hosted-search.js';
+import { createSealer } from '../../search/seal.js';
 import { anthropicNative } from './request.js';
 import { validateMessagesRequest } from './validate.js';
 import { messagesDiagnostics } from './diagnostics.js';
@@ -28,6 +29,7 @@ export const anthropic = {
   validate: (body, ctx, opts) => validateMessagesRequest(body, ctx.anthropic!, {
     betas: ctx.anthropic!.betas,
     countTokens: opts?.countTokens ?? false,
+    sealer: createSealer(ctx.config.webSearch?.sealKey),
     // an advisor tool names a catalog model flagged `advisor` (decisions §10)
     isAdvisorModel: (id) => {
       const model = ctx.services.catalog.resolve(id)?.model;

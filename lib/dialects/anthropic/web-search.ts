@@ -6,10 +6,12 @@
 import type { JsonObject, WebSearchCall } from '../../chunks.js';
 import { createSealer, type Sealer } from '../../search/seal.js';
 
-/** `srvtoolu_…` from the gateway's call id (Anthropic's id pattern: letters, digits, `_`). */
+/** How the ids of the gateway's `server_tool_use` blocks start (Anthropic's own: `srvtoolu_01…`). */
+export const GATEWAY_USE_PREFIX = 'srvtoolu_gws_';
+
+/** `srvtoolu_gws_…` from the gateway's call id (Anthropic's id pattern: letters, digits, `_`). */
 export function serverToolUseId(callId: string): string {
-  const clean = callId.replace(/[^a-zA-Z0-9_]/g, '_');
-  return clean.startsWith('srvtoolu_') ? clean : `srvtoolu_${clean}`;
+  return GATEWAY_USE_PREFIX + callId.replace(/[^a-zA-Z0-9_]/g, '_');
 }
 
 export interface WebSearchWireBlocks {
