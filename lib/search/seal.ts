@@ -2,8 +2,9 @@
 // `web_search_result` and the `encrypted_index` of a `web_search_result_location` citation the gateway
 // wrote. AES-256-GCM (node:crypto) with a key derived from `webSearch.sealKey`, so a later stateless
 // turn that sends these blocks back is checked (a changed or foreign value is refused) and can be
-// replayed, opened, to any upstream. Without `webSearch.sealKey` each process draws a random key: sealed
-// values then hold only until a restart and on that one process (set the key for replicas and restarts).
+// replayed, opened, to any upstream. Without `webSearch.sealKey` the gateway draws a random key at start
+// (shared by its `--workers` through their environment): sealed values then hold only until a restart
+// and on that one gateway (set the key for replicas and restarts).
 // The key and the sealed payloads are never logged.
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import type { JsonObject } from '../chunks.js';
@@ -23,13 +24,29 @@ export interface Sealer {
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
 
+/** How a cluster primary hands its random key to its workers (never logged, never written). */
+export const PROCESS_SEAL_KEY_ENV = 'GATEWAY_PROCESS_SEAL_KEY';
+
 let processKey: Buffer | undefined;
+
+/** The key used without `webSearch.sealKey`: the primary's (a worker), else drawn once per process. */
+function randomKey(): Buffer {
+  if (processKey !== undefined) return processKey;
+  const inherited = process.env[PROCESS_SEAL_KEY_ENV];
+  processKey = inherited !== undefined && /^[0-9a-f]{64}$/.test(inherited) ? Buffer.from(inherited, 'hex') : randomBytes(32);
+  return processKey;
+}
+
+/** The random key as hex, for a cluster primary to pass to its workers. */
+export function processSealKey(): string {
+  return randomKey().toString('hex');
+}
 
 /** The sealer of a configuration: `sealKey` (any length; HKDF-SHA-256 makes the AES key) or the process's random key. */
 export function createSealer(sealKey: string | undefined): Sealer {
   const key = sealKey !== undefined && sealKey !== ''
     ? Buffer.from(hkdfSync('sha256', sealKey, 'model-gateway', 'web-search seal v1', 32))
-    : (processKey ??= randomBytes(32));
+    : randomKey();
   return {
     seal(kind, payload) {
       const iv = randomBytes(IV_BYTES);
