@@ -50,7 +50,7 @@ function rewritten(style: 'spans' | 'blocks', deltas: string[]): CanonicalEvent[
 const sealer = createSealer('test seal key, sixteen+ chars');
 const input = (): EncoderState => new EncoderState('req_shapes1', undefined, null, sealer);
 
-function sse(dialect: 'openai-responses' | 'anthropic', events: CanonicalEvent[]): Frame[] {
+function sse(dialect: 'openai-responses' | 'anthropic' | 'openai-chat', events: CanonicalEvent[]): Frame[] {
   const enc = sseEncoders[dialect]!({ clientModel: 'client-model', requestId: 'req_shapes1', input: input() });
   return frames(events.map((ev) => enc.encode(ev)).join(''));
 }
@@ -175,7 +175,7 @@ t.test('Messages JSON: the same blocks in the Message', async (t) => {
 });
 
 t.test('Chat clients: searches and citations show nothing, the text arrives without known markers', async (t) => {
-  const list = sse('openai-chat' as 'anthropic', rewritten('spans', [ANSWER]));
+  const list = sse('openai-chat', rewritten('spans', [ANSWER]));
   const text = list.filter((f) => f.data !== '[DONE]').map((f) => (JSON.parse(f.data) as Obj).choices?.[0]?.delta?.content ?? '').join('');
   t.equal(text, TEXT_SEEN);
 });
