@@ -35,6 +35,7 @@ import { tokenEstimate, unitsToUsd } from '../lib/pricing.js';
 import { requestSummary } from '../lib/request-log.js';
 import type { Stage, StageFactory } from '../lib/stage.js';
 import type { Reservation, UsageRecord } from '../lib/store/types.js';
+import { preciseNow, type StageMarks } from '../lib/tracing/tracer-api.js';
 
 /** What settle learned from the chain's notes about one request. */
 export interface Settlement {
@@ -46,6 +47,8 @@ export interface Settlement {
   audioSeconds: number | null;
   /** the provider's in-band error that ended the answer (integrity's `failed` note), else null */
   failed: GatewayError | null;
+  /** when the stages got there, for the request's trace; null when tracing is off (nothing marked) */
+  marks: StageMarks | null;
 }
 
 /** Whether an ended request is charged (true) or its hold released (false). */
@@ -129,8 +132,11 @@ async function endOnce(ctx: RequestContext, s: Settlement, error: GatewayError |
   if (reservation === null || ctx.key === null) return 0;
   s.reservation = null; // ended exactly once
   const charge = chargeOf(ctx, s, error);
+  const marks = s.marks;
   try {
+    if (marks !== null) marks.settleStartAt = preciseNow();
     await endReservation(ctx, s, reservation, error, ended, charge);
+    if (marks !== null) marks.settledAt = preciseNow();
     return charge.cost;
   } catch (err) {
     if (GatewayError.is(err) && err.code === 'GW_ERR_UNAVAILABLE') {
@@ -143,8 +149,9 @@ async function endOnce(ctx: RequestContext, s: Settlement, error: GatewayError |
 }
 
 export function settle<T>(opts: SettleOptions<T> = {}): StageFactory<T, T> {
-  return (): Stage<T, T> => {
-    const s: Settlement = { routed: null, reservation: null, upstream: null, usage: null, audioSeconds: null, failed: null };
+  return (ctx): Stage<T, T> => {
+    const marks: StageMarks | null = ctx.services.tracer !== undefined ? {} : null;
+    const s: Settlement = { routed: null, reservation: null, upstream: null, usage: null, audioSeconds: null, failed: null, marks };
     /** what was charged when the answer completed (null: not ended yet, ended at close) */
     let settled: number | null = null;
     /** the completing item, passed on once its settle committed (one async step per request) */
@@ -155,8 +162,13 @@ export function settle<T>(opts: SettleOptions<T> = {}): StageFactory<T, T> {
     return {
       name: 'settle',
       note(n) {
-        if (n.note === 'routed') s.routed = n.routed;
-        else if (n.note === 'reserved') s.reservation = n.reservation;
+        if (n.note === 'routed') {
+          s.routed = n.routed;
+          if (marks !== null) marks.routedAt = preciseNow();
+        } else if (n.note === 'reserved') {
+          s.reservation = n.reservation;
+          if (marks !== null) marks.reservedAt = preciseNow();
+        }
         else if (n.note === 'upstream') s.upstream = n.upstream;
         else if (n.note === 'usage') s.usage = n.usage;
         else if (n.note === 'failed') s.failed = n.error;
@@ -174,6 +186,7 @@ export function settle<T>(opts: SettleOptions<T> = {}): StageFactory<T, T> {
         // a completed answer was charged before its last frame left, whatever happened after
         const cost = settled ?? (await endOnce(ctx, s, error, ended));
         ctx.services.metrics?.requestEnded(ctx, ended.status, cost, s);
+        ctx.services.tracer?.requestEnded(ctx, ended.status, cost, s, error);
         if (!ctx.logsInfo) return;
         ctx.log.info(requestSummary(ctx, ended.status, error, cost, s), 'request');
       },
