@@ -155,7 +155,7 @@ export function settle<T>(opts: SettleOptions<T> = {}): StageFactory<T, T> {
     /** what was charged when the answer completed (null: not ended yet, ended at close) */
     let settled: number | null = null;
     /** the completing item, passed on once its settle committed (one async step per request) */
-    async function* settleThen(item: T, ctx: RequestContext): AsyncGenerator<T> {
+    async function* settleThen(item: T): AsyncGenerator<T> {
       settled = await endOnce(ctx, s, undefined, { status: 200 });
       yield item;
     }
@@ -168,14 +168,13 @@ export function settle<T>(opts: SettleOptions<T> = {}): StageFactory<T, T> {
         } else if (n.note === 'reserved') {
           s.reservation = n.reservation;
           if (marks !== null) marks.reservedAt = preciseNow();
-        }
-        else if (n.note === 'upstream') s.upstream = n.upstream;
+        } else if (n.note === 'upstream') s.upstream = n.upstream;
         else if (n.note === 'usage') s.usage = n.usage;
         else if (n.note === 'failed') s.failed = n.error;
       },
-      step(item, ctx) {
+      step(item) {
         if (opts.audioSeconds !== undefined) s.audioSeconds = opts.audioSeconds(item);
-        if (s.reservation !== null && s.failed === null && opts.completes?.(item) === true) return settleThen(item, ctx);
+        if (s.reservation !== null && s.failed === null && opts.completes?.(item) === true) return settleThen(item);
         return [item];
       },
       async close(ctx, chainError, outcome) {

@@ -9,15 +9,18 @@
 // committed), `upstream <provider>` (CLIENT: the call that answered, from sending it to its last
 // byte, with `response.headers` and `first_content` events), `gateway.settle` (the charge or
 // release committed). A `traceparent` header from the client makes the request span its child.
+// Health probes and /metrics scrapes are not traced.
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, TraceFlags, type Attributes, type Context, type Tracer } from '@opentelemetry/api';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
-import type { RequestContext } from '../context.js';
+import type { EndpointName, RequestContext } from '../context.js';
 import type { GatewayError } from '../errors.js';
 import { unitsToUsd } from '../pricing.js';
 import type { OtelTarget } from './otel-target.js';
 import { preciseNow, type RequestTracer, type TraceFacts } from './tracer-api.js';
+
+const UNTRACED: ReadonlySet<EndpointName> = new Set<EndpointName>(['health', 'metrics']);
 
 const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
 
@@ -74,6 +77,8 @@ export class OtelTracer implements RequestTracer {
   }
 
   requestEnded(ctx: RequestContext, status: number, costUnits: number, facts: TraceFacts, error: GatewayError | undefined): void {
+    // health probes and metric scrapes come every few seconds and say nothing about traffic
+    if (UNTRACED.has(ctx.endpoint)) return;
     const end = preciseNow();
     const tracer = this.tracer;
     const span = tracer.startSpan(`${ctx.method} ${ctx.path}`, { kind: SpanKind.SERVER, startTime: ctx.startedAt, attributes: requestAttributes(ctx, status, costUnits, facts, error) }, callerContext(ctx.headers.traceparent));

@@ -53,7 +53,7 @@ function checkTrace(t: Test, sent: Sent, root: ReceivedSpan, children: ReceivedS
   t.equal(root.kind, SERVER, `${sent.name}: a SERVER span`);
   t.match(root.attributes, {
     'gateway.request_id': sent.reqId,
-    'gateway.endpoint': chat ? 'chat' : 'messages',
+    'gateway.endpoint': chat ? 'chat.completions' : 'messages',
     'http.request.method': 'POST',
     'http.response.status_code': 200,
     'gen_ai.request.model': chat ? 'gpt-5' : 'opus',
@@ -115,7 +115,8 @@ t.test('the otel block: a span per request with its stage spans, exported over O
   t.notOk(all.includes(TEST_KEY), 'no API key in any span');
   t.notOk(all.includes(PROMPT), 'no prompt text in any span');
 
-  // a refused request is traced too (no chain ran): its status and error code
+  // a refused request is traced too (no chain ran): its status and error code; a health probe is not
+  t.equal((await fetch(`${gw.url}/healthz`)).status, 200);
   const refused = await fetch(`${gw.url}/v1/messages`, { method: 'POST', headers: messagesHeaders({ 'x-api-key': 'sk-wrong' }), body: '{}' });
   const reqId = localRequestId(refused.headers)!;
   let span: ReceivedSpan | undefined;
@@ -124,6 +125,7 @@ t.test('the otel block: a span per request with its stage spans, exported over O
     if (span === undefined) await new Promise((r) => setTimeout(r, 50));
   }
   t.match(span?.attributes, { 'http.response.status_code': 401, 'error.type': /^GW_ERR_/ }, 'a refused request: its status and error code');
+  t.notOk(rx.spans.some((x) => x.attributes['url.path'] === '/healthz'), 'health probes are not traced');
 });
 
 t.test('OTEL_EXPORTER_OTLP_ENDPOINT alone turns traces on (with OTEL_SERVICE_NAME)', async (t) => {
