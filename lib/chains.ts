@@ -1,5 +1,7 @@
 // The chains of stages, one list per endpoint, in the order the design names them: parse, validate,
-// route, reserve credits, dispatch, provider-SSE decode, integrity check, re-encode, settle.
+// route, reserve credits, dispatch, provider-SSE decode, integrity check, settle, re-encode. Settle
+// comes before the encoder so that the answer's last frames (which tell the client it succeeded and
+// what it cost) are encoded only once its charge committed (stages/settle.ts).
 import type { Config } from './config.js';
 import { Chain } from './pipeline.js';
 import { dialects, type Dialect, type ValidateOptions } from './dialects/index.js';
@@ -12,7 +14,7 @@ import { sseDecode } from '../stages/sse-decode.js';
 import { providerDecode } from '../stages/provider-decode.js';
 import { integrity } from '../stages/integrity.js';
 import { encodeResponse } from '../stages/encode.js';
-import { settle } from '../stages/settle.js';
+import { completesAtMessageStop, settle } from '../stages/settle.js';
 import { countTokensUnavailable } from '../stages/count-tokens.js';
 import type { CanonicalEvent, CanonicalRequest, RawBody } from './chunks.js';
 import type { Stage, StageFactory } from './stage.js';
@@ -37,8 +39,8 @@ export function generationChain(config: Config, validator: StageFactory<RawBody,
     .then(() => sseDecode())
     .then(() => providerDecode())
     .then((): Stage<CanonicalEvent, CanonicalEvent | UsageNote | FailedNote> => integrity())
-    .then(encodeResponse())
-    .then(settle<string>());
+    .then(settle<CanonicalEvent>({ completes: completesAtMessageStop }))
+    .then(encodeResponse());
 }
 
 export function buildMessagesChain(config: Config): Chain<Buffer, string | ChainNote> {

@@ -2,7 +2,8 @@
 // model (key allowlists, router candidates, the default transcription model, snapshot targets) must
 // match one, or the gateway would start and then refuse or silently skip it on every request; a
 // model's quality profile names only skills the shipped router knows (else it weighs nothing). Runs
-// after the provider and model checks of config.ts, so a Catalog can be built from the config.
+// after the provider and model checks of config.ts, so a Catalog can be built from the config. One
+// cross-field check besides: a lease's expiry must outlast several renewals.
 import { Catalog, distance, modelAllowed } from './catalog.js';
 import type { Config } from './config.js';
 import { loadRouter } from './router/index.js';
@@ -112,10 +113,26 @@ function checkDuplicateIds(config: Config, fail: ConfigError): void {
   }
 }
 
+/** How many renewals a lease outlives: a live process may miss this many minus one (a stalled event loop, a slow store). */
+export const LEASE_RENEWALS_PER_EXPIRY = 3;
+
+/**
+ * A lease that expires before its owner's next renewals could land would let another process's
+ * sweep release the holds of a live one (lib/store/lease.ts): its answers would then go uncharged.
+ */
+function checkLease(config: Config, fail: ConfigError): void {
+  const { renewMs, expireMs } = config.lease;
+  const least = LEASE_RENEWALS_PER_EXPIRY * renewMs;
+  if (expireMs < least) {
+    throw fail(`lease.expireMs: ${expireMs} is less than ${LEASE_RENEWALS_PER_EXPIRY} × lease.renewMs (${renewMs}): a live process that misses a renewal would have its holds released by another process's sweep; set lease.expireMs to at least ${least} or lower lease.renewMs`);
+  }
+}
+
 /** Throws `fail(message)` at the first reference that matches nothing; messages start with the config path. */
 export function checkReferences(config: Config, fail: ConfigError): void {
   const catalog = new Catalog(config);
   checkModelRefs(config, catalog, fail);
   checkKeyModels(config, catalog, fail);
   checkDuplicateIds(config, fail);
+  checkLease(config, fail);
 }

@@ -152,6 +152,18 @@ export interface Config {
   webSearch?: WebSearchConfig;
   /** `redis://host:port`: rate limits, sticky sessions and key revocation shared by replicas (lib/limits/) */
   limits?: string;
+  /** OpenTelemetry traces over OTLP/HTTP (lib/tracing/); absent: only the OTEL_* environment turns them on */
+  otel?: OtelConfig;
+}
+
+/** Where traces go (lib/tracing/otel-target.ts says how it combines with the OTEL_* environment). */
+export interface OtelConfig {
+  /** the OTLP/HTTP traces URL, e.g. http://127.0.0.1:4318/v1/traces */
+  endpoint?: string;
+  /** default OTEL_SERVICE_NAME, else "model-gateway" */
+  serviceName?: string;
+  /** sent with every export (a collector's credential, as `${ENV_VAR}`) */
+  headers?: Record<string, string>;
 }
 
 const schemaPath = fileURLToPath(new URL('./config.schema.json', import.meta.url));

@@ -181,6 +181,7 @@ export function createGateway(initial: ServingState, log: Logger): Gateway {
       if (!ranChain) {
         const status = outcome?.status ?? res.statusCode;
         state.services.metrics?.requestEnded(ctx, status, 0, NO_FACTS);
+        state.services.tracer?.requestEnded(ctx, status, 0, NO_FACTS, failed);
         if (ctx.logsInfo) ctx.log.info(requestSummary(ctx, status, failed, 0), 'request');
       }
       ended();

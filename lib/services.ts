@@ -53,6 +53,8 @@ async function storeProblem(store: GatewayStore): Promise<string | null> {
 }
 import { AdminCredentials } from './admin/credential.js';
 import { GatewayMetrics } from './metrics/gateway-metrics.js';
+import { openTracer } from './tracing/open-tracer.js';
+import type { RequestTracer } from './tracing/tracer-api.js';
 
 export interface Services {
   store: GatewayStore;
@@ -73,6 +75,8 @@ export interface Services {
   metrics?: GatewayMetrics;
   /** the admin API changed a key: tell the processes sharing the limits (Redis, the cluster primary) */
   keysChanged?: () => void;
+  /** a span per request over OTLP (lib/tracing/); absent when tracing is not configured */
+  tracer?: RequestTracer;
 }
 
 /**
@@ -90,6 +94,8 @@ export interface SharedServices {
   probes: readonly ReadyProbe[];
   /** the Prometheus series: a reload keeps them */
   metrics: GatewayMetrics;
+  /** OpenTelemetry traces, opened at start when configured (a reload keeps them: changing `otel` needs a restart) */
+  tracer: RequestTracer | null;
   /** the environment the process started with (GATEWAY_ADMIN_KEY is read from it at each reload) */
   env: NodeJS.ProcessEnv;
   /** a reload changed the keys: every process sharing the limits forgets its cached keys */
@@ -149,6 +155,9 @@ export async function openSharedServices(config: Config, log: Logger, opts: Shar
   const probes: ReadyProbe[] = [{ name: 'store', problem: () => storeProblem(store) }];
   if (redis !== null) probes.push({ name: 'limits', problem: () => redis.problem() });
   log.debug({ released, store: store.kind, limits: redis !== null ? 'redis' : worker !== null ? 'cluster primary' : 'process' }, 'store ready');
+  // lazily imported: without tracing configured no OpenTelemetry module is loaded
+  const tracer = await openTracer(config, env);
+  if (tracer !== null) log.info({ otel: config.otel?.endpoint ?? 'OTEL_EXPORTER_OTLP_* environment' }, 'traces exported over OTLP/HTTP');
   const shared: SharedServices = {
     store,
     rateLimiter: redis !== null ? new RedisRateLimiter(redis.client) : (worker ?? new InProcessRateLimiter()),
@@ -158,9 +167,11 @@ export async function openSharedServices(config: Config, log: Logger, opts: Shar
     probes,
     keysChanged: () => bus?.publish({ topic: 'keys' }),
     metrics: new GatewayMetrics(),
+    tracer,
     env,
     async close() {
       await shared.sim?.close();
+      await tracer?.close();
       await lease.stop();
       await redis?.close();
       await store.close();
@@ -183,6 +194,7 @@ export function servicesFor(config: Config, shared: SharedServices): Services {
   const admin = AdminCredentials.of(config, shared.env);
   const services: Services = { store: shared.store, catalog, providers, rateLimiter: shared.rateLimiter, sticky: shared.sticky, router: loadRouter(), probes: shared.probes, admin, keysChanged: shared.keysChanged };
   if (config.metrics.enabled) services.metrics = shared.metrics;
+  if (shared.tracer !== null) services.tracer = shared.tracer;
   if (config.recordDir !== undefined) services.recorder = new Recorder(config.recordDir);
   return services;
 }

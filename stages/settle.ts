@@ -12,11 +12,21 @@
 // without an exception (the encoder wrote the dialect's error frame): integrity's `failed` note says
 // so, and it is recorded (status the client saw, the error's code) and charged as a failure.
 //
-// The Chat Completions, Responses and transcription encoders report the cost inside the answer,
-// before the request closes, with the same function (lib/billing/cost.ts) over the same usage
-// notes, so the reported and the charged amounts are the same number (integrity outputs a usage
-// note before the final events reach the encoder).
-import type { RoutedRequest, Usage } from '../lib/chunks.js';
+// The Chat Completions, Responses and transcription encoders report the cost inside the answer
+// with the same function (lib/billing/cost.ts) over the same usage notes, so the reported and the
+// charged amounts are the same number (integrity outputs a usage note before the final events
+// reach the encoder).
+//
+// When it is charged (issue #16): a successful answer is settled, and the settle committed, before
+// the item that completes it goes on (`completes`: the generation chains' `message-stop`, a
+// transcription's one result), so settle sits before the encoder and the frames that tell the
+// client it succeeded and what it cost (the final SSE frames, the whole JSON body) are written only
+// once the charge is in the store. A process killed at any moment then loses nothing: before the
+// commit the client has not seen a success (the sweep releases the hold), after it the charge is
+// there. The price: the last frame waits for one batch commit (SQLite: the next event-loop turn;
+// PostgreSQL: a round trip). A client that leaves in that moment was still charged for the answer
+// it was about to get. Everything else (failures, refusals) is ended at `close` as before.
+import type { CanonicalEvent, RoutedRequest, Usage } from '../lib/chunks.js';
 import type { EndpointName, RequestContext } from '../lib/context.js';
 import { GatewayError } from '../lib/errors.js';
 import { costOfUsage, tokensUsed } from '../lib/billing/cost.js';
@@ -25,6 +35,7 @@ import { tokenEstimate, unitsToUsd } from '../lib/pricing.js';
 import { requestSummary } from '../lib/request-log.js';
 import type { Stage, StageFactory } from '../lib/stage.js';
 import type { Reservation, UsageRecord } from '../lib/store/types.js';
+import { preciseNow, type StageMarks } from '../lib/tracing/tracer-api.js';
 
 /** What settle learned from the chain's notes about one request. */
 export interface Settlement {
@@ -36,6 +47,8 @@ export interface Settlement {
   audioSeconds: number | null;
   /** the provider's in-band error that ended the answer (integrity's `failed` note), else null */
   failed: GatewayError | null;
+  /** when the stages got there, for the request's trace; null when tracing is off (nothing marked) */
+  marks: StageMarks | null;
 }
 
 /** Whether an ended request is charged (true) or its hold released (false). */
@@ -47,7 +60,12 @@ export function isCharged(endpoint: EndpointName, s: Pick<Settlement, 'upstream'
 export interface SettleOptions<T> {
   /** audio seconds an item says to bill at the model's per-minute price (transcriptions); default none */
   audioSeconds?: (item: T) => number | null;
+  /** whether an item completes a successful answer: the settle commits before it goes on; default none (ended at close) */
+  completes?: (item: T) => boolean;
 }
+
+/** The generation chains' answer is complete at `message-stop` (integrity checked everything before it). */
+export const completesAtMessageStop = (ev: CanonicalEvent): boolean => ev.type === 'message-stop';
 
 function usageRecord(ctx: RequestContext, s: Settlement, status: Outcome, error: GatewayError | undefined, cost: number): UsageRecord {
   const key = ctx.key!;
@@ -103,20 +121,60 @@ async function endReservation(ctx: RequestContext, s: Settlement, reservation: R
   await committed;
 }
 
+/**
+ * Ends the reservation exactly once (charge or release) with the outcome given; returns the cost
+ * charged (units). Never throws: the store refused the write (GW_ERR_UNAVAILABLE): the ledger
+ * retries it (lib/store/settle-backlog.ts), the cost is still due; anything else leaves the hold
+ * until a sweep releases it: nothing is charged.
+ */
+async function endOnce(ctx: RequestContext, s: Settlement, error: GatewayError | undefined, ended: Outcome): Promise<number> {
+  const reservation = s.reservation;
+  if (reservation === null || ctx.key === null) return 0;
+  s.reservation = null; // ended exactly once
+  const charge = chargeOf(ctx, s, error);
+  const marks = s.marks;
+  try {
+    if (marks !== null) marks.settleStartAt = preciseNow();
+    await endReservation(ctx, s, reservation, error, ended, charge);
+    if (marks !== null) marks.settledAt = preciseNow();
+    return charge.cost;
+  } catch (err) {
+    if (GatewayError.is(err) && err.code === 'GW_ERR_UNAVAILABLE') {
+      ctx.log.warn({ reservation: reservation.id }, 'settle deferred: the store cannot be written, the ledger retries it');
+      return charge.cost;
+    }
+    ctx.log.error({ reservation: reservation.id, err: (err as Error)?.stack ?? String(err) }, 'settling the reservation failed');
+    return 0;
+  }
+}
+
 export function settle<T>(opts: SettleOptions<T> = {}): StageFactory<T, T> {
-  return (): Stage<T, T> => {
-    const s: Settlement = { routed: null, reservation: null, upstream: null, usage: null, audioSeconds: null, failed: null };
+  return (ctx): Stage<T, T> => {
+    const marks: StageMarks | null = ctx.services.tracer !== undefined ? {} : null;
+    const s: Settlement = { routed: null, reservation: null, upstream: null, usage: null, audioSeconds: null, failed: null, marks };
+    /** what was charged when the answer completed (null: not ended yet, ended at close) */
+    let settled: number | null = null;
+    /** the completing item, passed on once its settle committed (one async step per request) */
+    async function* settleThen(item: T): AsyncGenerator<T> {
+      settled = await endOnce(ctx, s, undefined, { status: 200 });
+      yield item;
+    }
     return {
       name: 'settle',
       note(n) {
-        if (n.note === 'routed') s.routed = n.routed;
-        else if (n.note === 'reserved') s.reservation = n.reservation;
-        else if (n.note === 'upstream') s.upstream = n.upstream;
+        if (n.note === 'routed') {
+          s.routed = n.routed;
+          if (marks !== null) marks.routedAt = preciseNow();
+        } else if (n.note === 'reserved') {
+          s.reservation = n.reservation;
+          if (marks !== null) marks.reservedAt = preciseNow();
+        } else if (n.note === 'upstream') s.upstream = n.upstream;
         else if (n.note === 'usage') s.usage = n.usage;
         else if (n.note === 'failed') s.failed = n.error;
       },
       step(item) {
         if (opts.audioSeconds !== undefined) s.audioSeconds = opts.audioSeconds(item);
+        if (s.reservation !== null && s.failed === null && opts.completes?.(item) === true) return settleThen(item);
         return [item];
       },
       async close(ctx, chainError, outcome) {
@@ -124,26 +182,10 @@ export function settle<T>(opts: SettleOptions<T> = {}): StageFactory<T, T> {
         const error = chainError ?? s.failed ?? undefined;
         let ended: Outcome = outcome ?? (error ? { status: error.status, errorCode: error.code } : { status: 200 });
         if (error !== undefined && ended.errorCode === undefined) ended = { status: ended.status, errorCode: error.code };
-        let cost = 0;
-        const reservation = s.reservation;
-        if (reservation !== null && ctx.key !== null) {
-          s.reservation = null; // ended exactly once
-          const charge = chargeOf(ctx, s, error);
-          cost = charge.cost;
-          try {
-            await endReservation(ctx, s, reservation, error, ended, charge);
-          } catch (err) {
-            // never fail the close. The store refused the write (GW_ERR_UNAVAILABLE): the ledger
-            // retries it (lib/store/settle-backlog.ts), the cost is still due. Else the hold stays
-            // until the next start releases it: nothing is charged.
-            if (GatewayError.is(err) && err.code === 'GW_ERR_UNAVAILABLE') ctx.log.warn({ reservation: reservation.id }, 'settle deferred: the store cannot be written, the ledger retries it');
-            else {
-              cost = 0;
-              ctx.log.error({ reservation: reservation.id, err: (err as Error)?.stack ?? String(err) }, 'settling the reservation failed');
-            }
-          }
-        }
+        // a completed answer was charged before its last frame left, whatever happened after
+        const cost = settled ?? (await endOnce(ctx, s, error, ended));
         ctx.services.metrics?.requestEnded(ctx, ended.status, cost, s);
+        ctx.services.tracer?.requestEnded(ctx, ended.status, cost, s, error);
         if (!ctx.logsInfo) return;
         ctx.log.info(requestSummary(ctx, ended.status, error, cost, s), 'request');
       },

@@ -102,7 +102,8 @@ export function routeTranscription(): StageFactory<AudioUpload, TranscriptionJob
 export const reserveForJob: ReserveCreditsOptions<TranscriptionJob> = { routedOf: (job) => job.routed, audioSecondsBound: (job) => job.audio.boundSeconds };
 
 /** settle for a result: the audio seconds to bill (per-minute prices) and to store on the usage record. */
-export const settleForResult: SettleOptions<TranscriptionResult> = { audioSeconds: (result) => result.billedSeconds };
+// the one result completes the answer: its settle commits before the encoder writes the body (with the cost)
+export const settleForResult: SettleOptions<TranscriptionResult> = { audioSeconds: (result) => result.billedSeconds, completes: () => true };
 
 export function encodeTranscriptionResponse(): StageFactory<TranscriptionResult, string | HeadNote> {
   return (ctx): Stage<TranscriptionResult, string | HeadNote> => {

@@ -8,6 +8,10 @@
 //               SQLITE_FULL (writes that fit in the pages already there still succeed, as on a disk
 //               with a little space left in the file);
 //   `readonly`  PRAGMA query_only: every write fails with SQLITE_READONLY;
+//   `slow <ms>` (either store, read when a batch is queued): each ledger batch (holds and settles)
+//               commits `ms` late, which widens the moment between an answer and its charge so a
+//               test can kill the process inside it (stages/settle.ts: the answer's last frame
+//               must wait for the charge);
 //   absent, or anything else: the store writes normally again.
 import { readFileSync } from 'node:fs';
 import type Database from 'better-sqlite3';
@@ -53,4 +57,25 @@ export class StoreFaultSwitch {
     db.pragma(`max_page_count = ${pages}`);
     this.current = wanted;
   }
+}
+
+const faultFile = process.env[STORE_FAULT_ENV];
+
+/** `slow <ms>` in the fault file: how late a batch commits; 0 (no file read at all) normally. */
+function batchDelayMs(file: string): number {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8').trim();
+  } catch {
+    return 0;
+  }
+  const m = /^slow (\d+)$/.exec(text);
+  return m ? Number(m[1]) : 0;
+}
+
+/** Runs a ledger batch in the next event-loop turn (or `slow <ms>` later, under the test switch). */
+export function scheduleBatch(run: () => void): void {
+  const delay = faultFile ? batchDelayMs(faultFile) : 0;
+  if (delay > 0) setTimeout(run, delay);
+  else setImmediate(run);
 }

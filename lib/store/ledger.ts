@@ -37,7 +37,7 @@ import { checkHold, CounterBatch, levelsOf, type BatchStatements, type Delta, ty
 import { errors } from '../errors/index.js';
 import { SettleBacklog, type PendingEnd } from './settle-backlog.js';
 import { isStoreUnwritable } from './store-errors.js';
-import type { StoreFaultSwitch } from './fault-switch.js';
+import { scheduleBatch, type StoreFaultSwitch } from './fault-switch.js';
 import type { Reservation, UsageRecord } from './types.js';
 import { deadOwners, type LeaseRow } from './lease.js';
 
@@ -208,7 +208,7 @@ export class SqliteLedger implements Ledger {
 
   private enqueue(op: Op): void {
     this.queue.push(op);
-    if (this.queue.length === 1) setImmediate(() => this.flush());
+    if (this.queue.length === 1) scheduleBatch(() => this.flush());
   }
 
   reserveSoon(input: ReserveInput): Promise<Reservation> {

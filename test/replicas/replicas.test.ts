@@ -219,13 +219,9 @@ t.test('three replicas on PostgreSQL + Redis: 600 requests, one replica killed a
   for (const gw of [...replicas, ...gone]) for (const l of gw?.logs ?? []) if (Number(l.level) >= 40) warnings.set(String(l.msg), (warnings.get(String(l.msg)) ?? 0) + 1);
   t.comment(`warnings and errors the replicas logged: ${JSON.stringify(Object.fromEntries(warnings))}`);
   t.same(problems, [], 'every success is charged what its client was told');
-  // Known gap (issue #16 stays open for it): the final frame, which tells the client its cost, leaves
-  // before the settle batch commits (a few ms on PostgreSQL). A process SIGKILLed in that window has
-  // its hold released by the sweep: the client was told a cost that is never charged. CI saw it once
-  // (1 of 234 successes). The fix is to commit the settle before the final frame leaves.
-  t.same(unsettledOnVictim, [], 'every success the killed replica answered is charged', {
-    todo: unsettledOnVictim.length > 0 ? 'a replica killed between a final frame and its settle commit loses that charge (issue #16)' : false,
-  });
+  // the answer's last frame leaves only once its charge committed (stages/settle.ts): a success the
+  // killed replica answered is charged like any other (test/billing/kill-after-answer.test.ts pins it)
+  t.same(unsettledOnVictim, [], 'every success the killed replica answered is charged');
   t.equal(checked + unsettledOnVictim.length, count((r) => r.outcome === 'success'), `${checked} successes checked`);
   const mispriced = rows.filter((r) => Number(r.cost) !== 0 && Number(r.cost) !== expectedCost(BILL_PRICING, rowUsage(r)));
   t.same(mispriced, [], 'every charged row is charged exactly the cost of its recorded tokens');

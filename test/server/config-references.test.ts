@@ -35,6 +35,8 @@ const refused: [string, Record<string, unknown>, RegExp][] = [
   ['two keys with one id', { keys: [key({ id: 'k' }), key({ id: 'k', key: 'sk-refs-test-0002' })] }, /keys\[1\]\.id: duplicate key id "k"/],
   ['two organizations with one id', { orgs: [{ id: 'acme' }, { id: 'acme' }], keys: [] }, /orgs\[1\]\.id: duplicate organization id "acme"/],
   ['the admin key reused as a client key', { admin: { key: 'sk-refs-test-0001' }, keys: [key({})] }, /admin\.key: is also keys\[0\]\.key/],
+  ['a lease that expires before a missed renewal', { lease: { renewMs: 2000, expireMs: 5000 } }, /lease\.expireMs: 5000 is less than 3 × lease\.renewMs \(2000\).*at least 6000/],
+  ['a lease renewed less often than it expires (expireMs at its default)', { lease: { renewMs: 5000 } }, /lease\.expireMs: 10000 is less than 3 × lease\.renewMs \(5000\)/],
 ];
 
 for (const [name, extra, expected] of refused) {
@@ -46,8 +48,8 @@ for (const [name, extra, expected] of refused) {
   });
 }
 
-t.test('valid references start: exact ids, matching patterns, "*" and an empty allowlist', async (t) => {
+t.test('valid references start: exact ids, matching patterns, "*" and an empty allowlist; a lease of exactly 3 renewals', async (t) => {
   const { startGateway } = await import('../helpers/gateway.js');
-  const gw = await startGateway({ ...cfg, keys: [...(cfg.keys as unknown[]), key({ models: ['anthropic/claude-opus-*', 'openai/gpt-5', '*'] }), key({ key: 'sk-refs-test-0002', models: [] })] });
+  const gw = await startGateway({ ...cfg, lease: { renewMs: 1000, expireMs: 3000 }, keys: [...(cfg.keys as unknown[]), key({ models: ['anthropic/claude-opus-*', 'openai/gpt-5', '*'] }), key({ key: 'sk-refs-test-0002', models: [] })] });
   t.equal(await gw.stop(), 0);
 });

@@ -22,6 +22,7 @@ import { errors } from '../../errors/index.js';
 import type { Balance, ReserveInput, StoredUsage, UsageQuery } from '../ledger-api.js';
 import { checkHold, levelsOf, type LevelsRow } from '../ledger-batch.js';
 import { deadOwners, type LeaseRow } from '../lease.js';
+import { scheduleBatch } from '../fault-switch.js';
 import { SettleBacklog, type PendingEnd } from '../settle-backlog.js';
 import type { ServingLedger } from '../store-api.js';
 import { isStoreUnwritable } from '../store-errors.js';
@@ -114,7 +115,7 @@ export class PgLedger implements ServingLedger {
     this.queue.push(op);
     if (!this.scheduled) {
       this.scheduled = true;
-      setImmediate(() => {
+      scheduleBatch(() => {
         this.scheduled = false;
         this.send();
       });
