@@ -18,6 +18,7 @@ export type EndpointName =
   | 'hello'
   | 'health'
   | 'metrics'
+  | 'dashboard'
   | 'chat.completions'
   | 'responses'
   | 'audio.transcriptions'

@@ -12,6 +12,8 @@ export interface Routes {
   /** the endpoint table it was built from (a reload builds the new configuration's routes from it) */
   readonly table: EndpointTable;
   readonly exact: Map<string, Map<string, Endpoint>>;
+  /** the endpoints that also answer below their path: '/dashboard' → its methods, matched as '/dashboard/…' */
+  readonly subtrees: Map<string, Map<string, Endpoint>>;
   readonly storedResponses: RegExp;
 }
 
@@ -48,15 +50,28 @@ const storedResponses: Endpoint = {
 
 export function buildRoutes(table: EndpointTable, config: Config): Routes {
   const exact = new Map<string, Map<string, Endpoint>>();
+  const subtrees = new Map<string, Map<string, Endpoint>>();
   for (const def of table) {
     if (!exact.has(def.path)) exact.set(def.path, new Map());
-    exact.get(def.path)!.set(def.method, def.build(config));
+    const endpoint = def.build(config);
+    exact.get(def.path)!.set(def.method, endpoint);
+    if (def.subtree === true) {
+      if (!subtrees.has(def.path)) subtrees.set(def.path, new Map());
+      subtrees.get(def.path)!.set(def.method, endpoint);
+    }
   }
-  return { table, exact, storedResponses: /^\/v1\/responses\/(compact|[^/]+(\/input_items|\/cancel)?)$/ };
+  return { table, exact, subtrees, storedResponses: /^\/v1\/responses\/(compact|[^/]+(\/input_items|\/cancel)?)$/ };
+}
+
+/** The methods of the subtree endpoint whose path is a parent of `path` ('/dashboard' for '/dashboard/app.js'). */
+function subtreeOf(routes: Routes, path: string): Map<string, Endpoint> | undefined {
+  if (routes.subtrees.size === 0) return undefined;
+  for (const [prefix, byMethod] of routes.subtrees) if (path.startsWith(prefix) && path[prefix.length] === '/') return byMethod;
+  return undefined;
 }
 
 export function matchEndpoint(routes: Routes, method: string, path: string): Endpoint {
-  const byMethod = routes.exact.get(path);
+  const byMethod = routes.exact.get(path) ?? subtreeOf(routes, path);
   if (byMethod) {
     const e = byMethod.get(method);
     if (e) return e;

@@ -50,6 +50,8 @@ export interface Endpoint {
 export interface EndpointDefinition {
   readonly method: string;
   readonly path: string;
+  /** also serve every path below `path` (`/dashboard` answers `/dashboard/app.js`); the endpoint reads `ctx.path` */
+  readonly subtree?: boolean;
   build(config: Config): Endpoint;
 }
 
