@@ -26,15 +26,15 @@ function range(days: number, now = Date.now()): { days: string[]; from: string; 
 
 /** One value a day from a group_by=day answer (a group may be a date or a datetime). */
 function perDay(days: readonly string[], usage: Usage): number[] {
-  const byDay = new Map(usage.data.map((r) => [r.group.slice(0, 10), r.usd]));
+  const byDay = new Map(usage.data.map((r) => [(r.group ?? '').slice(0, 10), r.usd]));
   return days.map((d) => byDay.get(d) ?? 0);
 }
 
 function totalsRow(r: UsageRow, by: string): HTMLTableRowElement {
   return h(
     'tr',
-    { 'data-group': r.group },
-    h('th', { scope: 'row' }, h('code', {}, r.group === '' ? `(no ${by})` : r.group)),
+    { 'data-group': r.group ?? '' },
+    h('th', { scope: 'row' }, r.group === null ? `(no ${by})` : h('code', {}, r.group)),
     h('td', { class: 'num' }, count(r.requests)),
     h('td', { class: 'num' }, count(r.inputTokens)),
     h('td', { class: 'num' }, count(r.outputTokens)),
@@ -47,16 +47,17 @@ export async function loadSpend(q: SpendQuery): Promise<void> {
   const { days, from, to } = range(q.days);
   const base = { from, to, org: q.org };
   const groups = await api.get<Usage>('usage', { ...base, group_by: q.by });
-  const top = [...groups.data].sort((a, b) => b.usd - a.usd).slice(0, TOP_GROUPS).filter((g) => g.usd > 0);
+  // requests without a group (no project) cannot be filtered to: they fall in "other"
+  const top = groups.data.filter((g): g is UsageRow & { group: string } => g.group !== null && g.usd > 0).sort((a, b) => b.usd - a.usd).slice(0, TOP_GROUPS);
   const [all, ...each] = await Promise.all([
     api.get<Usage>('usage', { ...base, group_by: 'day' }),
     ...top.map((g) => api.get<Usage>('usage', { ...base, group_by: 'day', [q.by]: g.group })),
   ]);
-  const series: Series[] = top.map((g, i) => ({ name: g.group || `(no ${q.by})`, values: perDay(days, each[i]!) }));
+  const series: Series[] = top.map((g, i) => ({ name: g.group, values: perDay(days, each[i]!) }));
   const allDays = perDay(days, all!);
   const other = allDays.map((v, i) => Math.max(0, v - series.reduce((s, x) => s + x.values[i]!, 0)));
   // sums of micro-dollar amounts in floating point: below a micro-dollar is rounding, not spend
-  if (other.some((v) => v >= 0.000001)) series.push({ name: 'other', values: other });
+  if (other.some((v) => v >= 0.000001)) series.push({ name: top.length < groups.data.length ? 'other' : `(no ${q.by})`, values: other });
 
   const chart = byId('spend-chart');
   const label = `Spend per day by ${q.by}`;

@@ -66,7 +66,8 @@ export interface UsageSums {
 export type GroupBy = 'day' | 'model' | 'key' | 'project' | 'end_user';
 
 export interface UsageRow extends UsageSums {
-  group: string;
+  /** null: requests without one (no project, no end user) */
+  group: string | null;
 }
 
 export interface Usage {

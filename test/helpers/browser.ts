@@ -37,6 +37,8 @@ export async function openBrowser(name: string, origin: string): Promise<Browser
     return route.abort('blockedbyclient');
   });
   const page = await context.newPage();
+  // a step that does not happen fails in seconds, not after Playwright's 30 s default
+  page.setDefaultTimeout(10_000);
   page.on('console', (m) => {
     // the API's refusals show in the console as failed loads: those the test provokes are expected
     if (m.type() === 'error' && !/status of (4\d\d)/.test(m.text())) problems.push(`console: ${m.text()}`);
