@@ -34,15 +34,17 @@ function noModel(value: string, catalog: Catalog): string {
   return `"${value}" matches no model in models[]${close ? `; did you mean "${close}"?` : ''}`;
 }
 
+/** Why a key's model allowlist entry matches no catalog model, or null when it does (the config and the admin API ask). */
+export function keyModelProblem(entry: string, catalog: Catalog): string | null {
+  if (entry.includes('*')) return catalog.models.some((m) => modelAllowed([entry], m.id)) ? null : `pattern "${entry}" matches no model in models[]`;
+  return catalog.get(entry) ? null : noModel(entry, catalog);
+}
+
 function checkKeyModels(config: Config, catalog: Catalog, fail: ConfigError): void {
   (config.keys ?? []).forEach((k, i) => {
     k.models?.forEach((entry, j) => {
-      const path = `keys[${i}].models[${j}]`;
-      if (entry.includes('*')) {
-        if (!catalog.models.some((m) => modelAllowed([entry], m.id))) throw fail(`${path}: pattern "${entry}" matches no model in models[]`);
-      } else if (!catalog.get(entry)) {
-        throw fail(`${path}: ${noModel(entry, catalog)}`);
-      }
+      const problem = keyModelProblem(entry, catalog);
+      if (problem !== null) throw fail(`keys[${i}].models[${j}]: ${problem}`);
     });
   });
 }

@@ -18,6 +18,7 @@ export type EndpointName =
   | 'hello'
   | 'health'
   | 'metrics'
+  | 'admin'
   | 'dashboard'
   | 'chat.completions'
   | 'responses'

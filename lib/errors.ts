@@ -109,6 +109,7 @@ const DEFINITIONS = {
   GW_ERR_NOT_FOUND: def(404, '%s'),
   GW_ERR_COUNT_TOKENS_UNAVAILABLE: def(404, '%s'),
   GW_ERR_METHOD_NOT_ALLOWED: def(405, '%s'),
+  GW_ERR_CONFLICT: def(409, '%s'),
   GW_ERR_REQUEST_TIMEOUT: def(408, '%s', true),
   GW_ERR_HEADERS_TOO_LARGE: def(431, '%s'),
   GW_ERR_RATE_LIMITED: def(429, '%s', true),

@@ -71,6 +71,8 @@ export interface Services {
   admin?: AdminCredentials;
   /** the Prometheus series (one per process, kept across reloads); absent when `metrics.enabled` is false */
   metrics?: GatewayMetrics;
+  /** the admin API changed a key: tell the processes sharing the limits (Redis, the cluster primary) */
+  keysChanged?: () => void;
 }
 
 /**
@@ -179,7 +181,7 @@ export function servicesFor(config: Config, shared: SharedServices): Services {
   const catalog = new Catalog(config);
   const providers = new ProviderPool(config, shared.sim?.url ?? null);
   const admin = AdminCredentials.of(config, shared.env);
-  const services: Services = { store: shared.store, catalog, providers, rateLimiter: shared.rateLimiter, sticky: shared.sticky, router: loadRouter(), probes: shared.probes, admin };
+  const services: Services = { store: shared.store, catalog, providers, rateLimiter: shared.rateLimiter, sticky: shared.sticky, router: loadRouter(), probes: shared.probes, admin, keysChanged: shared.keysChanged };
   if (config.metrics.enabled) services.metrics = shared.metrics;
   if (config.recordDir !== undefined) services.recorder = new Recorder(config.recordDir);
   return services;

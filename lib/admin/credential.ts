@@ -66,12 +66,16 @@ export interface AdminHead {
   readonly services: { readonly admin?: AdminCredentials; readonly store: Pick<Store, 'findKey'> };
 }
 
-/** Throws unless the request carries an admin key: 401 without one or with a wrong one, 403 with an API key. */
-export function requireAdmin(head: AdminHead): void {
+/**
+ * Throws unless the request carries an admin key: 401 without one or with a wrong one, 403 with an
+ * API key. Returns the key's fingerprint (the first 8 hex digits of its SHA-256), which names the
+ * actor in the audit log without revealing the key.
+ */
+export function requireAdmin(head: AdminHead): string {
   const secret = bearerSecret(head.rawHeaders);
   if (secret === null) throw errors.adminMissing();
   const { admin, store } = head.services;
-  if (admin?.isAdminKey(secret) === true) return;
+  if (admin?.isAdminKey(secret) === true) return sha256(secret).toString('hex').slice(0, 8);
   if (store.findKey(secret) !== null) throw errors.adminGotApiKey();
   throw admin?.configured === true ? errors.adminInvalid() : errors.adminNotConfigured();
 }

@@ -87,30 +87,26 @@ async function serveFile(ctx: RequestContext, res: ServerResponse, rel: string, 
   res.end(body ?? undefined);
 }
 
-function dashboardAt(method: 'GET' | 'HEAD'): EndpointDefinition {
-  return {
-    method,
-    path: PREFIX,
-    subtree: true,
-    build: () => ({
-      name: 'dashboard',
-      dialect: openAiDialect,
-      hooks: [],
-      async handle(ctx, _req, res) {
-        // '/dashboard' → '/dashboard/', so the page's relative URLs (app.js, ../admin/v1) resolve
-        // under any prefix the gateway is mounted at
-        if (ctx.path === PREFIX) {
-          res.writeHead(308, { ...ctx.responseHeaders, location: 'dashboard/', 'content-length': '0' });
-          res.end();
-          return;
-        }
-        const rel = dashboardFile(ctx.path);
-        if (rel === null) throw errors.routeNotFound(ctx.method, ctx.path);
-        await serveFile(ctx, res, rel, method === 'HEAD');
-      },
-    }),
-  };
-}
-
-export const dashboard: EndpointDefinition = dashboardAt('GET');
-export const dashboardHead: EndpointDefinition = dashboardAt('HEAD');
+/** '/dashboard' and every path under it (method '*': the route table's prefix endpoint), GET and HEAD. */
+export const dashboard: EndpointDefinition = {
+  method: '*',
+  path: PREFIX,
+  build: () => ({
+    name: 'dashboard',
+    dialect: openAiDialect,
+    hooks: [],
+    async handle(ctx, _req, res) {
+      if (ctx.method !== 'GET' && ctx.method !== 'HEAD') throw errors.methodNotAllowed(ctx.method, ['GET', 'HEAD']);
+      // '/dashboard' → '/dashboard/', so the page's relative URLs (app.js, ../admin/v1) resolve
+      // under any prefix the gateway is mounted at
+      if (ctx.path === PREFIX) {
+        res.writeHead(308, { ...ctx.responseHeaders, location: 'dashboard/', 'content-length': '0' });
+        res.end();
+        return;
+      }
+      const rel = dashboardFile(ctx.path);
+      if (rel === null) throw errors.routeNotFound(ctx.method, ctx.path);
+      await serveFile(ctx, res, rel, ctx.method === 'HEAD');
+    },
+  }),
+};

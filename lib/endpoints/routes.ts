@@ -1,4 +1,5 @@
 // The route table of one configuration, built from an endpoint table: exact method + path matches,
+// an endpoint that serves every path under its own (method '*': the admin API routes within it),
 // 405 with `allow` for a known path, the stored-response routes this stateless gateway refuses,
 // and 404 for everything else.
 import type { Config } from '../config.js';
@@ -12,8 +13,8 @@ export interface Routes {
   /** the endpoint table it was built from (a reload builds the new configuration's routes from it) */
   readonly table: EndpointTable;
   readonly exact: Map<string, Map<string, Endpoint>>;
-  /** the endpoints that also answer below their path: '/dashboard' → its methods, matched as '/dashboard/…' */
-  readonly subtrees: Map<string, Map<string, Endpoint>>;
+  /** endpoints serving every method and every path under a prefix, by prefix */
+  readonly prefixes: readonly (readonly [string, Endpoint])[];
   readonly storedResponses: RegExp;
 }
 
@@ -50,34 +51,27 @@ const storedResponses: Endpoint = {
 
 export function buildRoutes(table: EndpointTable, config: Config): Routes {
   const exact = new Map<string, Map<string, Endpoint>>();
-  const subtrees = new Map<string, Map<string, Endpoint>>();
+  const prefixes: [string, Endpoint][] = [];
   for (const def of table) {
-    if (!exact.has(def.path)) exact.set(def.path, new Map());
-    const endpoint = def.build(config);
-    exact.get(def.path)!.set(def.method, endpoint);
-    if (def.subtree === true) {
-      if (!subtrees.has(def.path)) subtrees.set(def.path, new Map());
-      subtrees.get(def.path)!.set(def.method, endpoint);
+    if (def.method === '*') {
+      prefixes.push([def.path, def.build(config)]);
+      continue;
     }
+    if (!exact.has(def.path)) exact.set(def.path, new Map());
+    exact.get(def.path)!.set(def.method, def.build(config));
   }
-  return { table, exact, subtrees, storedResponses: /^\/v1\/responses\/(compact|[^/]+(\/input_items|\/cancel)?)$/ };
-}
-
-/** The methods of the subtree endpoint whose path is a parent of `path` ('/dashboard' for '/dashboard/app.js'). */
-function subtreeOf(routes: Routes, path: string): Map<string, Endpoint> | undefined {
-  if (routes.subtrees.size === 0) return undefined;
-  for (const [prefix, byMethod] of routes.subtrees) if (path.startsWith(prefix) && path[prefix.length] === '/') return byMethod;
-  return undefined;
+  return { table, exact, prefixes, storedResponses: /^\/v1\/responses\/(compact|[^/]+(\/input_items|\/cancel)?)$/ };
 }
 
 export function matchEndpoint(routes: Routes, method: string, path: string): Endpoint {
-  const byMethod = routes.exact.get(path) ?? subtreeOf(routes, path);
+  const byMethod = routes.exact.get(path);
   if (byMethod) {
     const e = byMethod.get(method);
     if (e) return e;
     const first = byMethod.values().next().value as Endpoint;
     return methodNotAllowed([...byMethod.keys()], first.dialect);
   }
+  for (const [prefix, e] of routes.prefixes) if (path === prefix || path.startsWith(`${prefix}/`)) return e;
   if (routes.storedResponses.test(path)) return storedResponses;
   return notFound;
 }

@@ -48,10 +48,9 @@ export interface Endpoint {
 
 /** One entry of the table: where an endpoint is served, and how to build it for a configuration. */
 export interface EndpointDefinition {
+  /** '*': every method, and every path under `path` (the endpoint routes within it) */
   readonly method: string;
   readonly path: string;
-  /** also serve every path below `path` (`/dashboard` answers `/dashboard/app.js`); the endpoint reads `ctx.path` */
-  readonly subtree?: boolean;
   build(config: Config): Endpoint;
 }
 

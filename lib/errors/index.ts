@@ -2,7 +2,7 @@
 // status, lib/errors.ts), its wording and its parameters; call sites pass values, never sentences.
 // test/errors-catalog.test.ts checks every code has a definition, every definition is used, and
 // that no file outside lib/errors* words an error itself.
-import { adminErrors } from './admin.js';
+import { adminApiErrors, adminErrors } from './admin.js';
 import { authErrors } from './auth.js';
 import { configErrors } from './config.js';
 import { connectionErrors } from './connection.js';
@@ -20,6 +20,7 @@ export { inBandUpstream, type InBandCode } from './upstream.js';
 export const errors = {
   ...authErrors,
   ...adminErrors,
+  ...adminApiErrors,
   ...limitErrors,
   ...requestErrors,
   ...headerErrors,
@@ -33,4 +34,4 @@ export const errors = {
 };
 
 /** the definitions of each area, for the test that no name is defined twice */
-export const errorAreas = { authErrors, adminErrors, limitErrors, requestErrors, headerErrors, fieldErrors, modelErrors, upstreamErrors, configErrors, gatewayErrors, storeErrors, connectionErrors };
+export const errorAreas = { authErrors, adminErrors, adminApiErrors, limitErrors, requestErrors, headerErrors, fieldErrors, modelErrors, upstreamErrors, configErrors, gatewayErrors, storeErrors, connectionErrors };

@@ -39,6 +39,7 @@ export const openAiErrorCodes = {
   GW_ERR_NOT_FOUND: { code: 'not_found' },
   GW_ERR_COUNT_TOKENS_UNAVAILABLE: { code: 'not_found' },
   GW_ERR_METHOD_NOT_ALLOWED: { code: 'method_not_allowed' },
+  GW_ERR_CONFLICT: { code: 'conflict' },
   GW_ERR_REQUEST_TIMEOUT: { code: 'request_timeout' },
   GW_ERR_HEADERS_TOO_LARGE: { code: 'request_headers_too_large' },
   GW_ERR_RATE_LIMITED: { code: 'rate_limit_exceeded' },

@@ -109,4 +109,26 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE usage ADD COLUMN routing TEXT;
   `,
+  // 4: the admin API (lib/admin/): where an org, project or environment came from (the config's
+  // seed changes only its own), a key's name, times and the last characters of its secret (to
+  // tell keys apart; the secret itself is never stored), the audit log, and an index for the usage
+  // queries by time
+  `
+  ALTER TABLE orgs ADD COLUMN source TEXT NOT NULL DEFAULT 'config';
+  ALTER TABLE projects ADD COLUMN source TEXT NOT NULL DEFAULT 'config';
+  ALTER TABLE environments ADD COLUMN source TEXT NOT NULL DEFAULT 'config';
+  ALTER TABLE keys ADD COLUMN name TEXT;
+  ALTER TABLE keys ADD COLUMN hint TEXT;
+  ALTER TABLE keys ADD COLUMN created_at INTEGER;
+  ALTER TABLE keys ADD COLUMN revoked_at INTEGER;
+  CREATE TABLE audit (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    at INTEGER NOT NULL,
+    actor TEXT NOT NULL,
+    action TEXT NOT NULL,
+    target TEXT NOT NULL,
+    detail TEXT NOT NULL
+  );
+  CREATE INDEX usage_created ON usage(created_at);
+  `,
 ];

@@ -3,6 +3,7 @@
 // answers later are `Awaitable`: SQLite answers them at once (so its own callers and tests stay
 // synchronous), PostgreSQL with a promise; code written against this interface awaits them.
 import type { Config } from '../config.js';
+import type { AdminStore } from './admin-store.js';
 import type { LeaseStore } from './lease.js';
 import type { Ledger } from './ledger-api.js';
 import type { SettleBacklog, Unsettled } from './settle-backlog.js';
@@ -29,6 +30,8 @@ export interface GatewayStore extends LeaseStore {
   /** this process's owner id: written into each reservation it takes (lease.ts) */
   readonly bootId: string;
   readonly ledger: ServingLedger;
+  /** what the admin API and the CLI read and change (admin-store.ts) */
+  readonly admin: AdminStore;
   /** the key record for a presented credential, or null; synchronous: answered from a per-process cache */
   findKey(presented: string): KeyRecord | null;
   /** drop cached keys now: another replica announced a key change (lib/limits/bus.ts, over Redis) */

@@ -22,6 +22,8 @@ import { storeOpenError } from './store-errors.js';
 import { GatewayError } from '../errors.js';
 import { MACHINE } from './lease.js';
 import type { GatewayStore, StoreLog } from './store-api.js';
+import { AdminOps } from './admin-ops.js';
+import { SqliteAdminRunner } from './admin-sqlite.js';
 
 // the config ↔ row mapping of keys lives in key-rows.ts; re-exported for the store's importers
 export { capUnits, hashKey, keyRows, toRecord, usdToUnits } from './key-rows.js';
@@ -38,6 +40,7 @@ export class Store implements GatewayStore {
   /** identifies this process: reservations of another boot are stale (a crashed process left them) */
   readonly bootId = randomUUID();
   readonly ledger: SqliteLedger;
+  readonly admin: AdminOps;
   private readonly keyByHash: Database.Statement<[string], KeyRow>;
   /** key records by hash, filled at seed time and on first lookup: no SQL on the hot path */
   private readonly cache = new Map<string, KeyRecord | null>();
@@ -76,6 +79,7 @@ export class Store implements GatewayStore {
     );
     this.ledger = new SqliteLedger(this.db, this.bootId);
     this.ledger.faults = StoreFaultSwitch.fromEnv(this.db);
+    this.admin = new AdminOps(new SqliteAdminRunner(this.db, () => this.cache.clear()));
   }
 
   /**

@@ -46,6 +46,7 @@ export const anthropicErrorType = {
   GW_ERR_NOT_FOUND: 'not_found_error',
   GW_ERR_COUNT_TOKENS_UNAVAILABLE: 'not_found_error',
   GW_ERR_METHOD_NOT_ALLOWED: 'invalid_request_error',
+  GW_ERR_CONFLICT: 'invalid_request_error',
   GW_ERR_REQUEST_TIMEOUT: 'invalid_request_error',
   GW_ERR_HEADERS_TOO_LARGE: 'invalid_request_error',
   GW_ERR_RATE_LIMITED: 'rate_limit_error',

@@ -260,6 +260,26 @@ export const PG_MIGRATIONS: readonly string[] = [
   CREATE TRIGGER keys_changed AFTER INSERT OR DELETE OR UPDATE OF hash, org, project, environment, scopes, models, spend_cap, rpm, tpm, disabled
     ON keys FOR EACH STATEMENT EXECUTE FUNCTION gateway_keys_changed();
   `,
+  // 2: the admin API (as SQLite's migration 4)
+  `
+  ALTER TABLE orgs ADD COLUMN source TEXT NOT NULL DEFAULT 'config';
+  ALTER TABLE projects ADD COLUMN source TEXT NOT NULL DEFAULT 'config';
+  ALTER TABLE environments ADD COLUMN source TEXT NOT NULL DEFAULT 'config';
+  ALTER TABLE keys ADD COLUMN name TEXT;
+  ALTER TABLE keys ADD COLUMN hint TEXT;
+  ALTER TABLE keys ADD COLUMN created_at BIGINT;
+  ALTER TABLE keys ADD COLUMN revoked_at BIGINT;
+  CREATE TABLE audit (
+    seq BIGSERIAL PRIMARY KEY,
+    at BIGINT NOT NULL,
+    actor TEXT NOT NULL,
+    action TEXT NOT NULL,
+    target TEXT NOT NULL,
+    detail TEXT NOT NULL
+  );
+  CREATE INDEX usage_created ON usage(created_at);
+  CREATE INDEX usage_seq ON usage(seq);
+  `,
 ];
 
 /** Applies the migrations not applied yet, each in a transaction, and the batch function, under the advisory lock. */

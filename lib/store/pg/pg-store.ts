@@ -18,6 +18,8 @@ import type { KeyRecord } from '../types.js';
 import type { KeyRow } from '../seed-keys.js';
 import { KeyWatch, loadKeys, reconcileKeysPg } from './pg-keys.js';
 import { PgLedger } from './pg-ledger.js';
+import { AdminOps } from '../admin-ops.js';
+import { PgAdminRunner } from './pg-admin.js';
 import { migrate } from './pg-migrations.js';
 
 const SHUTDOWN_SETTLE_RETRY_MS = 1500;
@@ -63,6 +65,7 @@ export class PgStore implements GatewayStore {
   readonly kind = 'postgres';
   readonly bootId = randomUUID();
   readonly ledger: PgLedger;
+  readonly admin: AdminOps;
   /** enabled keys by hash (pg-keys.ts keeps it current) */
   private keys = new Map<string, KeyRecord>();
   private watch: KeyWatch | null = null;
@@ -78,6 +81,8 @@ export class PgStore implements GatewayStore {
   ) {
     // one connection stays free of batches for leases, sweeps and reads
     this.ledger = new PgLedger(pool, this.bootId, Math.max(1, poolSize - 1));
+    // a key the admin API changed serves (or is refused) here as soon as the change answers
+    this.admin = new AdminOps(new PgAdminRunner(pool, async () => this.useKeys(await loadKeys(pool))));
   }
 
   static async open(url: string, opts: PgStoreOptions): Promise<PgStore> {

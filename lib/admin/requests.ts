@@ -1,0 +1,63 @@
+// Recent requests (GET /admin/v1/requests, `gateway credits usage`): the usage rows newest first,
+// each with its routing decision, paged with a cursor: `nextBefore` is the place of the last row
+// answered, and `before=<it>` answers the rows written before it.
+import { errors } from '../errors/index.js';
+import { unitsToUsd } from '../pricing.js';
+import type { RequestRow, UsageFilter } from '../store/admin-store.js';
+import type { AdminContext } from './context.js';
+import { FILTER_PARAMS, intParam, oneParam, usageFilter } from './filters.js';
+
+export const REQUESTS_PARAMS = [...FILTER_PARAMS, 'limit', 'before'] as const;
+
+/** The stored decision of a gateway-auto request as the object it was (the text, if it is not JSON). */
+export function parsedRouting(text: string | null | undefined): unknown {
+  if (text === null || text === undefined || text === '') return null;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}
+
+export function requestView(r: RequestRow): Record<string, unknown> {
+  return {
+    requestId: r.requestId,
+    at: new Date(r.createdAt).toISOString(),
+    endpoint: r.endpoint,
+    requestedModel: r.modelRequested,
+    servedModel: r.modelServed,
+    provider: r.provider,
+    routing: parsedRouting(r.routing),
+    status: r.status,
+    errorCode: r.errorCode,
+    inputTokens: r.inputTokens,
+    outputTokens: r.outputTokens,
+    cacheReadTokens: r.cacheReadTokens,
+    cacheWriteTokens: r.cacheWriteTokens,
+    reasoningTokens: r.reasoningTokens,
+    webSearches: r.webSearches,
+    usd: unitsToUsd(r.cost),
+    latencyMs: r.latencyMs,
+    callName: r.callName,
+    endUserId: r.endUserId,
+    key: r.keyId,
+    org: r.org,
+    project: r.project,
+    environment: r.environment,
+  };
+}
+
+/** Up to `limit` rows before the cursor, and whether more are older. */
+export async function recentRequests(ctx: AdminContext, filter: UsageFilter, limit: number, before: number | null): Promise<{ rows: RequestRow[]; hasMore: boolean }> {
+  const found = await ctx.store.admin.requests(filter, limit + 1, before);
+  return { rows: found.slice(0, limit), hasMore: found.length > limit };
+}
+
+export async function getRequests(ctx: AdminContext, query: URLSearchParams): Promise<unknown> {
+  const filter = usageFilter(query);
+  const limit = intParam(query, 'limit', 1, 500, 50);
+  const cursor = oneParam(query, 'before');
+  if (cursor !== undefined && !/^[1-9]\d{0,15}$/.test(cursor)) throw errors.adminFieldInvalid('before', 'must be the `nextBefore` of an earlier answer');
+  const { rows, hasMore } = await recentRequests(ctx, filter, limit, cursor === undefined ? null : Number(cursor));
+  return { object: 'list', data: rows.map(requestView), hasMore, nextBefore: hasMore ? String(rows[rows.length - 1]!.seq) : null };
+}

@@ -1,0 +1,126 @@
+// The admin API's bodies as JSON Schemas (the config's field names: decisions §12), compiled once.
+// Unknown fields are refused; a refusal is one 400 whose `param` is the exact field path
+// (`rateLimit.rpm`, `scopes[1]`). Ids that appear in URLs are URL-safe.
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { errors } from '../errors/index.js';
+import type { Scope } from '../config.js';
+
+/** the largest amount one field takes, in USD (a balance stays an exact integer of units far beyond it) */
+const MAX_USD = 1_000_000;
+
+const id = { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$' } as const;
+const cap = { type: 'number', minimum: 0, maximum: MAX_USD, nullable: true } as const;
+const scopes = { type: 'array', items: { type: 'string', enum: ['messages', 'chat.completions', 'responses', 'audio.transcriptions'] }, uniqueItems: true } as const;
+const models = { type: 'array', items: { type: 'string', minLength: 1, maxLength: 200 }, maxItems: 100 } as const;
+const rateLimit = {
+  type: 'object',
+  additionalProperties: false,
+  properties: { rpm: { type: 'integer', minimum: 1, nullable: true }, tpm: { type: 'integer', minimum: 1, nullable: true } },
+  required: [],
+  nullable: true,
+} as const;
+const name = { type: 'string', minLength: 1, maxLength: 200, nullable: true } as const;
+
+export interface OrgCreate {
+  id: string;
+  credits?: number;
+  spendCap?: number | null;
+}
+export interface OrgUpdate {
+  spendCap: number | null;
+}
+export interface CreditsBody {
+  usd: number;
+  reason: string;
+}
+export interface PlaceCreate {
+  id: string;
+  spendCap?: number | null;
+}
+export interface RateLimitBody {
+  rpm?: number | null;
+  tpm?: number | null;
+}
+export interface KeyCreate {
+  org: string;
+  project?: string;
+  environment?: string;
+  name?: string | null;
+  scopes?: Scope[];
+  models?: string[];
+  spendCap?: number | null;
+  rateLimit?: RateLimitBody | null;
+}
+export type KeyPatch = Omit<KeyCreate, 'org' | 'project' | 'environment'>;
+
+const orgCreate = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['id'],
+  properties: { id, credits: { type: 'number', minimum: 0, maximum: MAX_USD, nullable: true }, spendCap: cap },
+};
+const orgUpdate = { type: 'object', additionalProperties: false, required: ['spendCap'], properties: { spendCap: cap } };
+const credits = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['usd', 'reason'],
+  properties: { usd: { type: 'number', minimum: -MAX_USD, maximum: MAX_USD, not: { const: 0 } }, reason: { type: 'string', minLength: 1, maxLength: 500 } },
+};
+const placeCreate = { type: 'object', additionalProperties: false, required: ['id'], properties: { id, spendCap: cap } };
+const keyPatchProperties = { name, scopes: { ...scopes, nullable: true }, models: { ...models, nullable: true }, spendCap: cap, rateLimit } as const;
+const keyCreate = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['org'],
+  properties: { org: { type: 'string', minLength: 1 }, project: { type: 'string', minLength: 1, nullable: true }, environment: { type: 'string', minLength: 1, nullable: true }, ...keyPatchProperties },
+};
+const keyPatch = { type: 'object', additionalProperties: false, required: [], properties: keyPatchProperties };
+
+const ajv = new Ajv({ allErrors: true, strict: false });
+interface Bodies {
+  orgCreate: OrgCreate;
+  orgUpdate: OrgUpdate;
+  credits: CreditsBody;
+  placeCreate: PlaceCreate;
+  keyCreate: KeyCreate;
+  keyPatch: KeyPatch;
+}
+
+const compiled: { [K in keyof Bodies]: ValidateFunction<Bodies[K]> } = {
+  orgCreate: ajv.compile<OrgCreate>(orgCreate),
+  orgUpdate: ajv.compile<OrgUpdate>(orgUpdate),
+  credits: ajv.compile<CreditsBody>(credits),
+  placeCreate: ajv.compile<PlaceCreate>(placeCreate),
+  keyCreate: ajv.compile<KeyCreate>(keyCreate),
+  keyPatch: ajv.compile<KeyPatch>(keyPatch),
+};
+
+/** JSON Pointer `/rateLimit/rpm` → `rateLimit.rpm`, `/scopes/1` → `scopes[1]`; the missing or unknown field included. */
+function pathOf(err: ErrorObject): string {
+  const parts = err.instancePath.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  if (err.keyword === 'additionalProperties') parts.push((err.params as { additionalProperty: string }).additionalProperty);
+  if (err.keyword === 'required') parts.push((err.params as { missingProperty: string }).missingProperty);
+  let out = '';
+  for (const p of parts) out += /^\d+$/.test(p) ? `[${p}]` : out ? `.${p}` : p;
+  return out;
+}
+
+function problemOf(err: ErrorObject): string {
+  if (err.keyword === 'additionalProperties') return 'unknown field';
+  if (err.keyword === 'required') return 'is required';
+  if (err.keyword === 'enum') return `must be one of ${(err.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`;
+  if (err.keyword === 'not') return 'must not be 0';
+  if (err.keyword === 'pattern') return 'must be 1 to 64 letters, digits, ".", "_" or "-", starting with a letter or digit';
+  return err.message ?? err.keyword;
+}
+
+/** The body as the schema's type, or a 400 naming the first offending field. */
+export function checkBody<K extends keyof Bodies>(schema: K, body: unknown): Bodies[K] {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw errors.adminBodyNotObject();
+  const validate = compiled[schema] as ValidateFunction<Bodies[K]>;
+  if (validate(body)) return body;
+  const first = validate.errors![0]!;
+  const path = pathOf(first);
+  if (path === '') throw errors.adminBodyNotObject();
+  throw errors.adminFieldInvalid(path, problemOf(first));
+}

@@ -1,0 +1,154 @@
+// What the admin API (lib/admin/) reads and changes in a store, on both stores: organizations,
+// projects, environments, keys, credits, usage sums, recent requests and the audit log. Money in
+// units (types.ts); every change is one transaction that also writes its audit row, so a change is
+// never recorded without happening or the other way round. The operations are written once
+// (admin-ops.ts); each store runs them (admin-sqlite.ts, pg/pg-admin.ts).
+import type { StoredUsage } from './ledger-api.js';
+import type { Awaitable } from './store-api.js';
+
+export type Source = 'config' | 'admin';
+
+interface Counters {
+  spendCap: number | null;
+  spent: number;
+  reserved: number;
+}
+
+export interface OrgRow extends Counters {
+  id: string;
+  balance: number;
+  source: Source;
+}
+
+export interface ProjectRow extends Counters {
+  org: string;
+  id: string;
+  source: Source;
+}
+
+export interface EnvironmentRow extends Counters {
+  org: string;
+  project: string;
+  id: string;
+  source: Source;
+}
+
+export interface AdminKeyRow extends Counters {
+  id: string;
+  org: string;
+  project: string | null;
+  environment: string | null;
+  name: string | null;
+  scopes: string[];
+  models: string[];
+  rpm: number | null;
+  tpm: number | null;
+  source: Source;
+  revoked: boolean;
+  createdAt: number | null;
+  revokedAt: number | null;
+  /** the secret's last characters (never the secret) */
+  hint: string | null;
+}
+
+/** A key the admin API creates: its secret only as a hash. */
+export interface NewKey {
+  id: string;
+  hash: string;
+  hint: string;
+  org: string;
+  project: string | null;
+  environment: string | null;
+  name: string | null;
+  scopes: string[];
+  models: string[];
+  spendCap: number | null;
+  rpm: number | null;
+  tpm: number | null;
+}
+
+/** What a PATCH may change on a key: absent fields stay. */
+export interface KeyChanges {
+  name?: string | null;
+  scopes?: string[];
+  models?: string[];
+  spendCap?: number | null;
+  rateLimit?: { rpm: number | null; tpm: number | null } | null;
+}
+
+/** Who changed what, written with the change. `detail` never holds a secret. */
+export interface AuditEntry {
+  actor: string;
+  action: string;
+  target: string;
+  detail: Record<string, unknown>;
+}
+
+export interface AuditRow {
+  seq: number;
+  at: number;
+  actor: string;
+  action: string;
+  target: string;
+  detail: string;
+}
+
+export interface UsageFilter {
+  /** created_at bounds in ms: from inclusive, to exclusive */
+  from?: number;
+  to?: number;
+  org?: string;
+  project?: string;
+  key?: string;
+  /** matches the served or the requested model */
+  model?: string;
+}
+
+export type UsageGroup = 'day' | 'model' | 'key' | 'project' | 'end_user';
+
+export interface UsageSums {
+  group: string | null;
+  requests: number;
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+  reasoningTokens: number;
+  webSearches: number;
+  /** units */
+  cost: number;
+}
+
+/** A usage row with its place in the store's insertion order (the requests cursor). */
+export interface RequestRow extends StoredUsage {
+  seq: number;
+}
+
+export interface AdminStore {
+  listOrgs(): Awaitable<OrgRow[]>;
+  getOrg(id: string): Awaitable<OrgRow | null>;
+  /** 409 when the id exists */
+  createOrg(org: { id: string; credits: number; spendCap: number | null }, audit: AuditEntry): Awaitable<OrgRow>;
+  /** 404 unknown, 409 when the config owns it */
+  updateOrg(id: string, spendCap: number | null, audit: AuditEntry): Awaitable<OrgRow>;
+  /** adds (or, negative, removes) credits; 404 unknown, 400 when the balance would go below zero; returns the new balance */
+  addCredits(org: string, units: number, reason: string, audit: AuditEntry): Awaitable<number>;
+  listProjects(org: string): Awaitable<ProjectRow[]>;
+  getProject(org: string, id: string): Awaitable<ProjectRow | null>;
+  createProject(org: string, project: { id: string; spendCap: number | null }, audit: AuditEntry): Awaitable<ProjectRow>;
+  /** one project's environments, or every environment of the org */
+  listEnvironments(org: string, project?: string): Awaitable<EnvironmentRow[]>;
+  createEnvironment(org: string, project: string, env: { id: string; spendCap: number | null }, audit: AuditEntry): Awaitable<EnvironmentRow>;
+  listKeys(filter: { org?: string; project?: string }): Awaitable<AdminKeyRow[]>;
+  getKey(id: string): Awaitable<AdminKeyRow | null>;
+  /** the new key serves on this process when this resolves (and on the others within a second) */
+  createKey(key: NewKey, audit: AuditEntry): Awaitable<AdminKeyRow>;
+  /** 404 unknown, 409 config-owned or revoked */
+  updateKey(id: string, changes: KeyChanges, audit: AuditEntry): Awaitable<AdminKeyRow>;
+  /** refused on this process when this resolves; 404 unknown, 409 config-owned; revoking twice answers the revoked key */
+  revokeKey(id: string, audit: AuditEntry): Awaitable<AdminKeyRow>;
+  usage(filter: UsageFilter, group: UsageGroup | null): Awaitable<UsageSums[]>;
+  /** newest first, `seq` below `before` when given */
+  requests(filter: UsageFilter, limit: number, before: number | null): Awaitable<RequestRow[]>;
+  audit(limit: number): Awaitable<AuditRow[]>;
+}

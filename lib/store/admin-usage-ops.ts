@@ -1,0 +1,141 @@
+// Usage sums, recent requests and the audit log as admin reads (admin-sql.ts explains the generator
+// form). Both read the usage table the ledger writes as it settles: the same rows whose costs the
+// ledger charged, so the sums equal the spend counters.
+import { rows, sql, type Op, type SqlKind, type SqlValue } from './admin-sql.js';
+import type { AuditRow, RequestRow, UsageFilter, UsageGroup, UsageSums } from './admin-store.js';
+
+/** What each grouping groups by: the served model (the one charged), else the requested one. */
+function groupExpression(group: UsageGroup, kind: SqlKind): string {
+  switch (group) {
+    case 'day':
+      return kind === 'sqlite' ? "strftime('%Y-%m-%d', created_at / 1000, 'unixepoch')" : "to_char(to_timestamp(created_at / 1000.0) AT TIME ZONE 'UTC', 'YYYY-MM-DD')";
+    case 'model':
+      return 'coalesce(model_served, model_requested)';
+    case 'key':
+      return 'key_id';
+    case 'project':
+      return 'project';
+    case 'end_user':
+      return 'end_user_id';
+  }
+}
+
+function whereOf(filter: UsageFilter, extra: { column: string; below: number | null } | null = null): { text: string; params: SqlValue[] } {
+  const where: string[] = [];
+  const params: SqlValue[] = [];
+  const add = (clause: string, ...values: SqlValue[]): void => void (where.push(clause), params.push(...values));
+  if (filter.from !== undefined) add('created_at >= ?', filter.from);
+  if (filter.to !== undefined) add('created_at < ?', filter.to);
+  if (filter.org !== undefined) add('org = ?', filter.org);
+  if (filter.project !== undefined) add('project = ?', filter.project);
+  if (filter.key !== undefined) add('key_id = ?', filter.key);
+  if (filter.model !== undefined) add('(model_served = ? OR model_requested = ?)', filter.model, filter.model);
+  if (extra !== null && extra.below !== null) add(`${extra.column} < ?`, extra.below);
+  return { text: where.length > 0 ? ` WHERE ${where.join(' AND ')}` : '', params };
+}
+
+const SUMS = `count(*) AS requests,
+  CAST(coalesce(sum(input_tokens), 0) AS BIGINT) AS input_tokens, CAST(coalesce(sum(output_tokens), 0) AS BIGINT) AS output_tokens,
+  CAST(coalesce(sum(cache_read_tokens), 0) AS BIGINT) AS cache_read_tokens, CAST(coalesce(sum(cache_write_tokens), 0) AS BIGINT) AS cache_write_tokens,
+  CAST(coalesce(sum(reasoning_tokens), 0) AS BIGINT) AS reasoning_tokens, CAST(coalesce(sum(web_searches), 0) AS BIGINT) AS web_searches,
+  CAST(coalesce(sum(cost), 0) AS BIGINT) AS cost`;
+
+type SumColumns = Record<'requests' | 'input_tokens' | 'output_tokens' | 'cache_read_tokens' | 'cache_write_tokens' | 'reasoning_tokens' | 'web_searches' | 'cost', number> & {
+  grp: string | null;
+};
+
+const sumsOf = (r: SumColumns): UsageSums => ({
+  group: r.grp ?? null,
+  requests: Number(r.requests),
+  inputTokens: Number(r.input_tokens),
+  outputTokens: Number(r.output_tokens),
+  cacheReadTokens: Number(r.cache_read_tokens),
+  cacheWriteTokens: Number(r.cache_write_tokens),
+  reasoningTokens: Number(r.reasoning_tokens),
+  webSearches: Number(r.web_searches),
+  cost: Number(r.cost),
+});
+
+/** Sums per group (ordered by group), or one row of totals when `group` is null. */
+export function* usageSums(filter: UsageFilter, group: UsageGroup | null, kind: SqlKind): Op<UsageSums[]> {
+  const where = whereOf(filter);
+  if (group === null) return (yield* rows<SumColumns>(sql(`SELECT NULL AS grp, ${SUMS} FROM usage${where.text}`, ...where.params))).map(sumsOf);
+  const expr = groupExpression(group, kind);
+  const text = `SELECT ${expr} AS grp, ${SUMS} FROM usage${where.text} GROUP BY ${expr} ORDER BY ${expr}`;
+  return (yield* rows<SumColumns>(sql(text, ...where.params))).map(sumsOf);
+}
+
+interface UsageColumns {
+  seq: number;
+  request_id: string;
+  key_id: string;
+  org: string;
+  project: string | null;
+  environment: string | null;
+  endpoint: string;
+  model_requested: string | null;
+  model_served: string | null;
+  provider: string | null;
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_tokens: number;
+  cache_write_tokens: number;
+  reasoning_tokens: number;
+  web_searches: number;
+  audio_seconds: number | null;
+  cost: number;
+  call_name: string | null;
+  end_user_id: string | null;
+  status: number;
+  error_code: string | null;
+  latency_ms: number;
+  created_at: number;
+  routing: string | null;
+}
+
+const USAGE = `request_id, key_id, org, project, environment, endpoint, model_requested, model_served, provider, input_tokens, output_tokens,
+  cache_read_tokens, cache_write_tokens, reasoning_tokens, web_searches, audio_seconds, cost, call_name, end_user_id, status, error_code,
+  latency_ms, created_at, routing`;
+
+function requestOf(r: UsageColumns): RequestRow {
+  return {
+    seq: Number(r.seq),
+    requestId: r.request_id,
+    keyId: r.key_id,
+    org: r.org,
+    project: r.project,
+    environment: r.environment,
+    endpoint: r.endpoint,
+    modelRequested: r.model_requested,
+    modelServed: r.model_served,
+    provider: r.provider,
+    inputTokens: Number(r.input_tokens),
+    outputTokens: Number(r.output_tokens),
+    cacheReadTokens: Number(r.cache_read_tokens),
+    cacheWriteTokens: Number(r.cache_write_tokens),
+    reasoningTokens: Number(r.reasoning_tokens),
+    webSearches: Number(r.web_searches),
+    audioSeconds: r.audio_seconds,
+    cost: Number(r.cost),
+    callName: r.call_name,
+    endUserId: r.end_user_id,
+    status: Number(r.status),
+    errorCode: r.error_code,
+    latencyMs: Number(r.latency_ms),
+    createdAt: Number(r.created_at),
+    routing: r.routing,
+  };
+}
+
+/** Newest first by insertion order (SQLite's rowid, PostgreSQL's seq): a stable cursor under concurrent writes. */
+export function* recentRequests(filter: UsageFilter, limit: number, before: number | null, kind: SqlKind): Op<RequestRow[]> {
+  const seq = kind === 'sqlite' ? 'rowid' : 'seq';
+  const where = whereOf(filter, { column: seq, below: before });
+  const text = `SELECT ${seq} AS seq, ${USAGE} FROM usage${where.text} ORDER BY ${seq} DESC LIMIT ?`;
+  return (yield* rows<UsageColumns>(sql(text, ...where.params, limit))).map(requestOf);
+}
+
+export function* auditLog(limit: number): Op<AuditRow[]> {
+  const found = yield* rows<AuditRow>(sql('SELECT seq, at, actor, action, target, detail FROM audit ORDER BY seq DESC LIMIT ?', limit));
+  return found.map((r) => ({ ...r, seq: Number(r.seq), at: Number(r.at) }));
+}
