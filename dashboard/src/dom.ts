@@ -29,11 +29,11 @@ export function fillRows(tbody: HTMLTableSectionElement, rows: HTMLTableRowEleme
 }
 
 /**
- * USD as the ledger keeps it (micro-dollars): up to six decimals, at least two, so a request's
- * exact cost is shown ($0.000375), not rounded away.
+ * USD as the ledger keeps it (integer nano-dollars): up to nine decimals, at least two, so a
+ * request's exact cost is shown ($0.000195393), not rounded away.
  */
 export function usd(n: number): string {
-  const fixed = n.toFixed(6).replace(/0{1,4}$/, '');
+  const fixed = n.toFixed(9).replace(/0{1,7}$/, '');
   return `${n < 0 ? '−' : ''}$${fixed.replace('-', '')}`;
 }
 
@@ -41,7 +41,7 @@ export function count(n: number): string {
   return n.toLocaleString('en-US');
 }
 
-/** An ISO time in UTC, to the second ('2026-11-26 20:41:07'). */
+/** An ISO time in UTC, to the second ('2026-11-26 20:41:07'); times from the API are UTC ('…Z'). */
 export function when(iso: string | null): string {
   if (iso === null) return '—';
   return iso.replace('T', ' ').replace(/\.\d+Z$|Z$/, '');

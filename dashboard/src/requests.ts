@@ -39,15 +39,22 @@ function statusCell(r: RequestRecord): HTMLElement {
   return h('span', { class: ok ? 'ok' : 'bad' }, String(r.status), r.errorCode ? ` ${r.errorCode}` : '');
 }
 
+/** Today's requests by their time alone; older ones with the date. */
+function timeCell(r: RequestRecord): HTMLElement {
+  const full = when(r.at);
+  const today = new Date().toISOString().slice(0, 10);
+  return h('time', { datetime: r.at, title: full }, full.startsWith(today) ? full.slice(11) : full);
+}
+
 function row(r: RequestRecord): HTMLTableRowElement {
   return h(
     'tr',
     { 'data-request-id': r.requestId },
-    h('td', {}, when(r.at)),
-    h('th', { scope: 'row' }, h('code', { class: 'id' }, r.requestId)),
+    h('td', {}, timeCell(r)),
+    h('th', { scope: 'row' }, h('code', { class: 'id', title: r.requestId }, r.requestId)),
     h('td', {}, statusCell(r)),
     h('td', {}, r.endpoint),
-    h('td', {}, r.key === null ? '—' : h('code', {}, r.key)),
+    h('td', {}, r.key === null ? '—' : h('code', { class: 'id', title: r.key }, r.key)),
     h('td', {}, modelCell(r)),
     h('td', { class: 'num' }, `${count(r.inputTokens)} / ${count(r.outputTokens)}`),
     h('td', { class: 'num', 'data-col': 'usd' }, usd(r.usd)),

@@ -56,8 +56,8 @@ export async function loadSpend(q: SpendQuery): Promise<void> {
   const series: Series[] = top.map((g, i) => ({ name: g.group, values: perDay(days, each[i]!) }));
   const allDays = perDay(days, all!);
   const other = allDays.map((v, i) => Math.max(0, v - series.reduce((s, x) => s + x.values[i]!, 0)));
-  // sums of micro-dollar amounts in floating point: below a micro-dollar is rounding, not spend
-  if (other.some((v) => v >= 0.000001)) series.push({ name: top.length < groups.data.length ? 'other' : `(no ${q.by})`, values: other });
+  // differences of sums in floating point: below half a nano-dollar (the ledger's unit) is rounding
+  if (other.some((v) => v >= 5e-10)) series.push({ name: top.length < groups.data.length ? 'other' : `(no ${q.by})`, values: other });
 
   const chart = byId('spend-chart');
   const label = `Spend per day by ${q.by}`;

@@ -10,7 +10,8 @@
 // `npm run test:browser` (GATEWAY_BROWSER_TIER=1).
 import t from 'tap';
 import type { Page } from 'playwright-core';
-import { expectedCost } from '../helpers/billing.js';
+import { UNITS_PER_USD } from '../../lib/store/types.js';
+import { expectedCost, localRequestId } from '../helpers/billing.js';
 import { openBrowser, type BrowserSession } from '../helpers/browser.js';
 import { baseConfig, startGateway, type RunningGateway } from '../helpers/gateway.js';
 import { eventually } from '../helpers/messages.js';
@@ -19,9 +20,9 @@ const tier = process.env.GATEWAY_BROWSER_TIER === '1';
 const ADMIN = 'sk-admin-dashboard-test-0001';
 const SONNET = { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 };
 
-/** USD as the dashboard shows it: six decimals, trailing zeros trimmed to two (dashboard/src/dom.ts). */
+/** USD as the dashboard shows it: nine decimals (the ledger's nano-dollars), trailing zeros trimmed to two (dashboard/src/dom.ts). */
 function usd(n: number): string {
-  return `$${n.toFixed(6).replace(/0{1,4}$/, '')}`;
+  return `$${n.toFixed(9).replace(/0{1,7}$/, '')}`;
 }
 
 /** Click Refresh until `check` holds (the ledger settles in batches), or give up after 5 s. */
@@ -117,17 +118,17 @@ t.test('the dashboard: sign-in, a key created, its spend seen, revoked', { skip:
   const m = await apiCall(gw, '/v1/messages', secret, { model: 'sonnet', max_tokens: 64, messages: [{ role: 'user', content: 'hello from the dashboard test' }] });
   t.equal(m.status, 200, JSON.stringify(m.body));
   const mUsage = m.body.usage;
-  const mCost = expectedCost(SONNET, { input: mUsage.input_tokens, output: mUsage.output_tokens, cacheRead: mUsage.cache_read_input_tokens ?? 0, cacheWrite: mUsage.cache_creation_input_tokens ?? 0 }) / 1e6;
-  spent.push({ requestId: m.headers.get('request-id')!, usd: mCost });
+  const mCost = expectedCost(SONNET, { input: mUsage.input_tokens, output: mUsage.output_tokens, cacheRead: mUsage.cache_read_input_tokens ?? 0, cacheWrite: mUsage.cache_creation_input_tokens ?? 0 }) / UNITS_PER_USD;
+  spent.push({ requestId: localRequestId(m.headers)!, usd: mCost });
   const c = await apiCall(gw, '/v1/chat/completions', secret, { model: 'gpt-5', messages: [{ role: 'user', content: 'hello again' }] });
   t.equal(c.status, 200, JSON.stringify(c.body));
-  spent.push({ requestId: c.headers.get('x-request-id')!, usd: c.body.usage.cost });
+  spent.push({ requestId: localRequestId(c.headers)!, usd: c.body.usage.cost });
   const r = await apiCall(gw, '/v1/responses', secret, { model: 'gpt-5', input: 'and once more' });
   t.equal(r.status, 200, JSON.stringify(r.body));
-  spent.push({ requestId: r.headers.get('x-request-id')!, usd: r.body.gateway.cost });
+  spent.push({ requestId: localRequestId(r.headers)!, usd: r.body.gateway.cost });
   const auto = await apiCall(gw, '/v1/messages', secret, { model: 'gateway-auto', max_tokens: 64, messages: [{ role: 'user', content: 'Explain how a B-tree stays balanced.' }] });
   t.equal(auto.status, 200, JSON.stringify(auto.body));
-  const autoId = auto.headers.get('request-id')!;
+  const autoId = localRequestId(auto.headers)!;
   for (const s of spent) t.ok(s.usd > 0 && s.requestId, `${s.requestId} cost ${s.usd}`);
 
   const rowOf = (id: string) => page.locator(`#requests-rows tr[data-request-id="${id}"]`);
@@ -153,15 +154,19 @@ t.test('the dashboard: sign-in, a key created, its spend seen, revoked', { skip:
   t.match(await spendRow.innerText(), new RegExp(`^${keyId}\\s+4\\b`), 'four requests');
   t.ok(await page.locator('#spend-chart svg rect.bar').count() > 0, 'the chart has bars');
   t.equal(await page.locator(`#keys-rows tr[data-key="${keyId}"] [data-col="spent"]`).innerText(), usd(total + autoUsd), 'the key list shows the same spend');
-  await page.locator('#spend').scrollIntoViewIfNeeded();
-  await b.shot('spend');
+  await b.shot('spend-by-key');
+  await page.locator('#spend-by').selectOption('model');
+  await page.locator('#spend-rows tr[data-group="openai/gpt-5"]').waitFor();
+  t.same(await page.locator('#spend-chart ul.legend li').allInnerTexts(), ['anthropic/claude-sonnet-5', 'openai/gpt-5'], 'a series a model, the costliest first');
+  t.equal(await page.locator('#spend-total [data-col="usd"]').innerText(), usd(total + autoUsd), 'the same total by model');
+  await b.shot('spend-by-model');
 
   // revoke, behind a confirmation; the API refuses the key within a second
   await page.getByRole('button', { name: `Revoke key ${keyId}` }).click();
   const dialog = page.getByRole('dialog');
   await dialog.waitFor();
   t.match(await dialog.innerText(), new RegExp(`Revoke key ${keyId}\\?`));
-  await b.shot('revoke-confirm');
+  await b.shot('revoke-confirm', { viewport: true });
   await dialog.getByRole('button', { name: 'Revoke key' }).click();
   await dialog.waitFor({ state: 'hidden' });
   await page.locator(`#keys-rows tr[data-key="${keyId}"] [data-col="status"]`).getByText(/revoked/).waitFor();

@@ -2,7 +2,7 @@
 // driven by playwright-core (never a downloaded browser). The page may reach the gateway on
 // loopback only: any other request is aborted and reported, as are console errors (a CSP
 // violation is one) and uncaught exceptions. Screenshots of each step go to .artifacts/<name>/.
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { ROOT } from './paths.js';
@@ -16,8 +16,8 @@ export interface BrowserSession {
   page: Page;
   /** console errors, page errors and requests that left loopback, as they happened */
   problems: string[];
-  /** save a full-page screenshot as .artifacts/<name>/<NN>-<step>.png; answers its path */
-  shot(step: string): Promise<string>;
+  /** save a screenshot (full page unless `viewport`) as .artifacts/<name>/<NN>-<step>.png; answers its path */
+  shot(step: string, opts?: { viewport?: boolean }): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -45,6 +45,8 @@ export async function openBrowser(name: string, origin: string): Promise<Browser
   });
   page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
   const dir = join(ROOT, '.artifacts', name);
+  // this run's screenshots only
+  rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   let n = 0;
   return {
@@ -52,9 +54,9 @@ export async function openBrowser(name: string, origin: string): Promise<Browser
     context,
     page,
     problems,
-    async shot(step) {
+    async shot(step, opts = {}) {
       const path = join(dir, `${String(++n).padStart(2, '0')}-${step}.png`);
-      await page.screenshot({ path, fullPage: true });
+      await page.screenshot({ path, fullPage: opts.viewport !== true });
       return path;
     },
     close: () => browser.close(),
