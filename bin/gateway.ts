@@ -2,6 +2,8 @@
 // bin/gateway [--config FILE] [--host H] [--port N] [--record DIR] [--workers N|auto]
 // bin/gateway credits show|usage|add ...   (inspect and add credits)
 // bin/gateway router choose --models F ...  (the learned router's choices, offline)
+// bin/gateway keys list|create|revoke ...    (API keys, as the admin API makes them)
+// bin/gateway usage [--group-by ...]          (usage sums, as GET /admin/v1/usage)
 import { GatewayError } from '../lib/errors.js';
 import { parseCommandLine, resolveConfig, startGateway } from '../lib/main.js';
 
@@ -11,6 +13,9 @@ const USAGE = `usage:
                                                      the built-in demo); --record writes upstream bytes to DIR;
                                                      --workers serves from N processes (auto: one per core)
   gateway credits show|usage|add ... [--config FILE] inspect and add credits (gateway credits --help)
+  gateway keys list|create|revoke ... [--config FILE] API keys (gateway keys --help)
+  gateway usage [--group-by day|model|key|project|end_user] [--from D] [--to D] ... [--config FILE]
+                                                     usage sums (gateway usage --help)
   gateway router choose --models MODELS.json [--target Q]
                                                      gateway-auto's choice per prompt (JSON lines on stdin), offline
   gateway --help                                     this text`;
@@ -42,6 +47,11 @@ async function main(argv: string[]): Promise<number | null> {
     const { runCreditsCli } = await import('../lib/cli/credits.js');
     const args = argv.slice(1).filter((a, i, all) => !(a === '--config' || all[i - 1] === '--config' || a.startsWith('--config=')));
     return runCreditsCli(args, () => resolveConfig(options));
+  }
+  if (command === 'keys' || command === 'usage') {
+    const args = argv.slice(1).filter((a, i, all) => !(a === '--config' || all[i - 1] === '--config' || a.startsWith('--config=')));
+    if (command === 'keys') return (await import('../lib/cli/keys.js')).runKeysCli(args, () => resolveConfig(options));
+    return (await import('../lib/cli/usage.js')).runUsageCli(args, () => resolveConfig(options));
   }
   process.stderr.write(`gateway: unknown command "${command}"\n${USAGE}\n`);
   return 2;
