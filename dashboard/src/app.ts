@@ -1,7 +1,8 @@
 // The dashboard's entry: sign-in and sign-out, the organisation filter, and loading every panel
-// (balances, spend, recent requests, keys) after sign-in, a refresh, a new key or a revocation.
+// (balances, spend, recent requests, keys, audit log) after sign-in, a refresh, a new key or a revocation.
 // A 401 from any call (the admin key was removed by a reload, say) signs out and says why.
 import { api, ApiError } from './api.js';
+import { loadAudit } from './audit.js';
 import { byId, clearError, h, showError } from './dom.js';
 import { confirmRevoke, initKeyForm, loadKeys, offerOrgs } from './keys.js';
 import { loadOrgs } from './orgs.js';
@@ -60,7 +61,7 @@ async function refresh(): Promise<void> {
     offerOrgs(orgs);
     offerOrgFilter(orgs);
     const org = orgFilter.value;
-    await Promise.all([loadSpend(spendQuery()), loadRequests(org), loadKeys(org, (k) => void revoke(k))]);
+    await Promise.all([loadSpend(spendQuery()), loadRequests(org), loadKeys(org, (k) => void revoke(k)), loadAudit()]);
   } catch (err) {
     failed(err);
   } finally {
@@ -90,7 +91,7 @@ byId<HTMLFormElement>('sign-in-form').addEventListener('submit', (event) => {
 
 byId('sign-out').addEventListener('click', () => {
   signOut();
-  for (const id of ['orgs-rows', 'spend-rows', 'requests-rows', 'keys-rows', 'spend-chart', 'spend-total']) byId(id).replaceChildren();
+  for (const id of ['orgs-rows', 'spend-rows', 'requests-rows', 'keys-rows', 'audit-rows', 'spend-chart', 'spend-total']) byId(id).replaceChildren();
   byId('key-created').hidden = true;
   byId('key-secret').textContent = '';
   clearError(pageError);

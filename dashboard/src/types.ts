@@ -121,3 +121,13 @@ export interface RequestPage extends List<RequestRecord> {
   hasMore: boolean;
   nextBefore: string | null;
 }
+
+export interface AuditEntry {
+  seq: number;
+  at: string;
+  /** the admin credential's fingerprint, never the key */
+  actor: string;
+  action: string;
+  target: string;
+  detail: unknown;
+}

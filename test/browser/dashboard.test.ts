@@ -5,9 +5,9 @@
 // /v1/chat/completions and /v1/responses (and gateway-auto); the requests, their costs (what Chat
 // and Responses told the client; Messages at the model's price for the tokens it reported), the
 // routing decision and the spend totals appear; the operator revokes the key behind a
-// confirmation, and the API refuses it within a second. No request leaves loopback, no console
-// error (a CSP violation would be one). Screenshots: .artifacts/dashboard/. Run by
-// `npm run test:browser` (GATEWAY_BROWSER_TIER=1).
+// confirmation, and the API refuses it within a second; the audit log shows both changes. No
+// request leaves loopback, no console error (a CSP violation would be one). Screenshots:
+// .artifacts/dashboard/. Run by `npm run test:browser` (GATEWAY_BROWSER_TIER=1).
 import t from 'tap';
 import type { Page } from 'playwright-core';
 import { UNITS_PER_USD } from '../../lib/store/types.js';
@@ -177,6 +177,11 @@ t.test('the dashboard: sign-in, a key created, its spend seen, revoked', { skip:
     return again.status === 401 ? again : null;
   }, 1000, 50);
   t.ok(refusedAfter, `the revoked key is refused within a second (${Date.now() - revokedAt} ms)`);
+
+  const audit = await page.locator('#audit-rows').innerText();
+  t.match(audit, new RegExp(`key\\.revoke\\s+key:${keyId}[\\s\\S]*key\\.create\\s+key:${keyId}`), 'the audit log: created, then revoked, newest first');
+  t.notMatch(audit, secret, 'the audit log never holds the secret');
+  t.notMatch(audit, ADMIN, 'nor the admin key');
 
   await page.getByRole('button', { name: 'Sign out' }).click();
   await page.getByLabel('Admin key').waitFor();
