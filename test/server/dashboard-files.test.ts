@@ -1,10 +1,13 @@
 // The dashboard's files through bin/gateway (lib/endpoints/dashboard.ts): served without a key,
 // with their content types, a strict Content-Security-Policy (no inline script anywhere in the
-// page), revalidation by ETag; /dashboard redirects to /dashboard/; paths that leave the folder,
-// hidden files, unknown extensions and missing files are 404; other methods 405.
+// page), revalidation by ETag; /dashboard redirects to /dashboard/ (under a library user's mount
+// prefix too, where the page's relative URLs then find its files and /admin/v1); paths that leave
+// the folder, hidden files, unknown extensions and missing files are 404; other methods 405.
 // (The page itself, in a real browser: test/browser/dashboard.test.ts.)
-import { request } from 'node:http';
+import { createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import t from 'tap';
+import { createGateway } from '../../lib/index.js';
 import { baseConfig, startGateway, type RunningGateway } from '../helpers/gateway.js';
 
 interface Answer {
@@ -108,4 +111,23 @@ t.test('paths out of the folder, hidden files, unknown extensions and missing fi
   const post = await raw(gw, '/dashboard/app.js', 'POST');
   t.equal(post.status, 405);
   t.match(post.headers.allow, /GET/);
+});
+
+t.test('mounted under a prefix: the redirect and the page stay under it', async (t) => {
+  const gateway = await createGateway({ store: 'sqlite::memory:', logLevel: 'silent', providers: [{ id: 'sim', protocol: 'anthropic', simulated: true }], models: [{ id: 'anthropic/claude-sonnet-5', deployments: [{ provider: 'sim', model: 'claude-sonnet-5' }], pricing: { input: 3, output: 15 } }] }, { prefix: '/llm' });
+  const server = createServer((req, res) => {
+    if (!gateway.handle(req, res)) res.writeHead(404).end('not the gateway');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(async () => {
+    server.close();
+    await gateway.close();
+  });
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const page = await fetch(`${base}/llm/dashboard`);
+  t.equal(page.status, 200);
+  t.equal(new URL(page.url).pathname, '/llm/dashboard/', 'the relative redirect stays under the prefix');
+  t.match(await page.text(), /src="app\.js"/);
+  t.equal(new URL('../admin/v1/orgs', page.url).pathname, '/llm/admin/v1/orgs', 'where the page asks the admin API');
+  t.equal((await fetch(`${base}/llm/dashboard/style.css`)).headers.get('content-type'), 'text/css; charset=utf-8');
 });
