@@ -93,6 +93,7 @@ export function initKeyForm(onCreated: () => void): void {
         markField(form, null);
         byId('key-secret').textContent = key.key;
         byId('key-created-id').textContent = key.id;
+        byId('key-copy-status').textContent = '';
         created.hidden = false;
         form.reset();
         onCreated();
