@@ -8,12 +8,11 @@ export const FILTER_PARAMS = ['from', 'to', 'org', 'project', 'key', 'model'] as
 
 const ISO = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2}))?$/;
 
-/** One value of a query parameter, or undefined; twice, or empty, is a 400. */
+/** One value of a query parameter, or undefined when absent or empty (`?org=&project=` filters nothing); twice is a 400. */
 export function oneParam(query: URLSearchParams, name: string): string | undefined {
   const all = query.getAll(name);
   if (all.length > 1) throw errors.adminFieldInvalid(name, 'must appear at most once');
-  if (all[0] === '') throw errors.adminFieldInvalid(name, 'must not be empty');
-  return all[0];
+  return all[0] === '' ? undefined : all[0];
 }
 
 function time(query: URLSearchParams, name: string): number | undefined {

@@ -154,6 +154,7 @@ t.test('keys: create (secret once), list and get without secrets, patch, revoke;
   t.same(got.body, view, 'get: the same view, no secret');
   const listed = await admin.call('GET', '/keys?org=beta&project=app');
   t.same(listed.body.data, [view]);
+  t.equal((await admin.call('GET', '/keys?org=&project=')).body.data.length, 2, 'empty filters filter nothing');
   const all = await admin.call('GET', '/keys');
   t.ok(!JSON.stringify(all.body).includes(key as string), 'no listing carries a secret');
   t.notOk(JSON.stringify(all.body).match(/[0-9a-f]{64}/), 'nor a hash');
