@@ -19,7 +19,7 @@ function keyRow(k: Key, onRevoke: (k: Key) => void): HTMLTableRowElement {
     h('th', { scope: 'row' }, h('code', {}, k.id)),
     h('td', {}, k.name ?? '—'),
     h('td', {}, where),
-    h('td', {}, h('code', {}, k.hint)),
+    h('td', {}, k.hint === null ? '—' : h('code', {}, k.hint)),
     h('td', {}, k.models.length > 0 ? k.models.join(', ') : 'all'),
     h('td', { class: 'num' }, cap(k.spendCap)),
     h('td', { class: 'num', 'data-col': 'spent' }, usd(k.spent)),

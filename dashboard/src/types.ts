@@ -44,7 +44,8 @@ export interface Key {
   revoked: boolean;
   createdAt: string | null;
   revokedAt: string | null;
-  hint: string;
+  /** 'sk-gw-…abcd'; null for keys from the config file */
+  hint: string | null;
 }
 
 /** POST /admin/v1/keys answers the key and, this once, its secret */
