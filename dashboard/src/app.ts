@@ -5,7 +5,7 @@ import { api, ApiError } from './api.js';
 import { loadAudit } from './audit.js';
 import { byId, clearError, h, showError } from './dom.js';
 import { confirmRevoke, initKeyForm, loadKeys, offerOrgs } from './keys.js';
-import { loadOrgs } from './orgs.js';
+import { initCreditsForm, loadOrgs, offerCreditOrgs } from './orgs.js';
 import { loadRequests } from './requests.js';
 import { adminKey, signIn, signOut } from './session.js';
 import { loadSpend, type SpendQuery } from './spend.js';
@@ -59,6 +59,7 @@ async function refresh(): Promise<void> {
   try {
     const orgs = await loadOrgs();
     offerOrgs(orgs);
+    offerCreditOrgs(orgs);
     offerOrgFilter(orgs);
     const org = orgFilter.value;
     await Promise.all([loadSpend(spendQuery()), loadRequests(org), loadKeys(org, (k) => void revoke(k)), loadAudit()]);
@@ -103,6 +104,7 @@ orgFilter.addEventListener('change', () => void refresh());
 byId('spend-form').addEventListener('change', () => void loadSpend(spendQuery()).catch(failed));
 byId('requests-more').addEventListener('click', () => void loadRequests(orgFilter.value, true).catch(failed));
 initKeyForm(() => void refresh());
+initCreditsForm(() => void refresh());
 
 if (adminKey() !== null) {
   show(true);

@@ -1,13 +1,14 @@
 // The dashboard in real headless Chromium (Debian's /usr/bin/chromium, playwright-core) against
 // the real bin/gateway with an admin key and the simulated providers: a wrong admin key is refused
-// with the API's message; the operator signs in, creates a key (its secret shown once and copied),
-// sees a bad cap refused with the field named; the test spends with that key on /v1/messages,
-// /v1/chat/completions and /v1/responses (and gateway-auto); the requests, their costs (what Chat
-// and Responses told the client; Messages at the model's price for the tokens it reported), the
-// routing decision and the spend totals appear; the operator revokes the key behind a
-// confirmation, and the API refuses it within a second; the audit log shows both changes. No
-// request leaves loopback, no console error (a CSP violation would be one). Screenshots:
-// .artifacts/dashboard/. Run by `npm run test:browser` (GATEWAY_BROWSER_TIER=1).
+// with the API's message; the operator signs in, adds credits (a correction below zero refused,
+// naming the field), sees a bad cap refused likewise, creates a key (its secret shown once and
+// copied); the test spends with that key on /v1/messages, /v1/chat/completions and /v1/responses
+// (and gateway-auto); the requests, their costs (what Chat and Responses told the client; Messages
+// at the model's price for the tokens it reported), the routing decision and the spend totals
+// appear; the operator revokes the key behind a confirmation, and the API refuses it within a
+// second; the audit log shows both changes. No request leaves loopback, no console error (a CSP
+// violation would be one). Screenshots: .artifacts/dashboard/. Run by `npm run test:browser`
+// (GATEWAY_BROWSER_TIER=1).
 import t from 'tap';
 import type { Page } from 'playwright-core';
 import { UNITS_PER_USD } from '../../lib/store/types.js';
@@ -80,6 +81,21 @@ t.test('the dashboard: sign-in, a key created, its spend seen, revoked', { skip:
   t.match(await acme.innerText(), /acme\s+\$100\.00/, 'the balance of acme');
   t.ok(await page.locator('#sign-in').isHidden());
   await b.shot('signed-in');
+
+  // credits: a top-up moves the balance; a correction below zero is refused, naming the field
+  const credits = page.locator('#credits-form');
+  await credits.getByLabel('USD').fill('5');
+  await credits.getByLabel('Reason').fill('browser test top-up');
+  await credits.getByRole('button', { name: 'Add credits' }).click();
+  await page.getByText('acme: $5.00 added; the balance is $105.00.').waitFor();
+  t.ok(await refreshUntil(page, async () => /\$105\.00/.test(await acme.locator('[data-col="balance"]').innerText())), 'the balance shows the top-up');
+  await credits.getByLabel('USD').fill('-1000');
+  await credits.getByLabel('Reason').fill('too much');
+  await credits.getByRole('button', { name: 'Add credits' }).click();
+  const creditsError = page.locator('#credits-error');
+  await creditsError.waitFor();
+  t.match(await creditsError.innerText(), /Error 400: .*\(field: usd\)/, 'a correction below zero: message and field');
+  t.equal(await acme.locator('[data-col="balance"]').innerText(), '$105.00', 'nothing changed');
 
   // a bad cap: the API's error names the field, and the field is marked
   const form = page.locator('#key-form');
