@@ -19,6 +19,14 @@ function keyIdOf(k: KeyConfig): string {
   return k.id ?? `key_${hashKey(k.key).slice(0, 12)}`;
 }
 
+/**
+ * What the admin API shows of a config key's secret: its last 4 characters, and only for a secret
+ * long enough that they give little away (the schema allows 8-character keys).
+ */
+export function secretHint(secret: string): string | null {
+  return secret.length >= 16 ? `…${secret.slice(-4)}` : null;
+}
+
 export function capUnits(usd: number | null | undefined): number | null {
   return usd == null ? null : usdToUnits(usd);
 }
@@ -41,6 +49,7 @@ export function keyRows(keys: readonly KeyConfig[]): KeyRow[] {
       spend_cap: capUnits(k.spendCap),
       rpm: k.rateLimit?.rpm ?? null,
       tpm: k.rateLimit?.tpm ?? null,
+      hint: secretHint(k.key),
     };
   });
 }

@@ -24,6 +24,8 @@ export interface KeyRow {
   spend_cap: number | null;
   rpm: number | null;
   tpm: number | null;
+  /** the secret's last characters, for the admin API's listing (key-rows.ts); absent: left as it is */
+  hint?: string | null;
 }
 
 /** What a row's hash becomes when its secret moves to another id: unique (ids are) and never a hex digest. */
@@ -40,13 +42,16 @@ export function reconcileKeys(db: Database.Database, rows: readonly KeyRow[]): v
     ON CONFLICT(id) DO UPDATE SET hash = excluded.hash, org = excluded.org, project = excluded.project, environment = excluded.environment,
       scopes = excluded.scopes, models = excluded.models, spend_cap = excluded.spend_cap, rpm = excluded.rpm, tpm = excluded.tpm,
       disabled = 0`);
+  const setHint = db.prepare<[string | null, string]>('UPDATE keys SET hint = ? WHERE id = ?');
   rows.forEach((row, i) => {
     const own = sourceOf.get(row.id);
     if (own !== undefined && own.source !== 'config') throw errors.configKeyIdTaken(i, row.id, own.source);
     const holder = holderOf.get(row.hash, row.id);
     if (holder !== undefined && holder.source !== 'config') throw errors.configKeySecretTaken(i, holder.id, holder.source);
     if (holder !== undefined) retire.run(retiredHash(holder.id), holder.id);
-    upsert.run(row);
+    const { hint, ...columns } = row;
+    upsert.run(columns);
+    if (hint !== undefined) setHint.run(hint, row.id);
   });
   const ids = rows.map((r) => r.id);
   const listed = ids.length > 0 ? ` AND id NOT IN (${ids.map(() => '?').join(',')})` : '';

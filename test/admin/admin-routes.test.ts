@@ -158,7 +158,7 @@ t.test('keys: create (secret once), list and get without secrets, patch, revoke;
   const all = await admin.call('GET', '/keys');
   t.ok(!JSON.stringify(all.body).includes(key as string), 'no listing carries a secret');
   t.notOk(JSON.stringify(all.body).match(/[0-9a-f]{64}/), 'nor a hash');
-  t.match(all.body.data.find((k: { id: string }) => k.id === 'full'), { source: 'config', revoked: false });
+  t.match(all.body.data.find((k: { id: string }) => k.id === 'full'), { source: 'config', revoked: false, hint: '…0000' });
 
   const patched = await admin.call('PATCH', `/keys/${id}`, { name: 'ci-2', scopes: [], models: ['anthropic/claude-opus-5'], spendCap: null, rateLimit: null });
   t.equal(patched.status, 200);

@@ -30,6 +30,7 @@ export async function reconcileKeysPg(client: PoolClient, rows: readonly KeyRow[
          scopes = excluded.scopes, models = excluded.models, spend_cap = excluded.spend_cap, rpm = excluded.rpm, tpm = excluded.tpm, disabled = false`,
       [row.id, row.hash, row.org, row.project, row.environment, row.scopes, row.models, row.spend_cap, row.rpm, row.tpm],
     );
+    if (row.hint !== undefined) await client.query('UPDATE keys SET hint = $1 WHERE id = $2', [row.hint, row.id]);
   }
   await client.query("UPDATE keys SET disabled = true WHERE source = 'config' AND NOT disabled AND NOT (id = ANY($1::TEXT[]))", [rows.map((r) => r.id)]);
 }
