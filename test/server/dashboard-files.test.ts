@@ -55,6 +55,12 @@ t.test('/dashboard redirects to /dashboard/, which is the page, served without a
   t.notMatch(page.body, /\sstyle=|\son[a-z]+=|https?:\/\//, 'no inline style or handler, no other origin');
 });
 
+t.test('the start banner says where the dashboard is', async (t) => {
+  const shown = () => gw.stderr.find((l) => l.startsWith('Dashboard: '));
+  for (let i = 0; i < 40 && shown() === undefined; i++) await new Promise((r) => setTimeout(r, 50));
+  t.equal(shown(), `Dashboard: ${gw.url}/dashboard (sign in with an admin key: admin.keys in the config, or GATEWAY_ADMIN_KEY)`);
+});
+
 t.test('content types, the CSP and the caching headers of each kind of file', async (t) => {
   const csp = (await raw(gw, '/dashboard/')).headers['content-security-policy'] as string;
   t.match(csp, /default-src 'none'/);
