@@ -57,8 +57,12 @@ function keyOf(r: KeyColumns): AdminKeyRow {
 export function* listKeys(filter: { org?: string; project?: string }): Op<AdminKeyRow[]> {
   const where: string[] = [];
   const params: SqlValue[] = [];
-  if (filter.org !== undefined) where.push('org = ?') && params.push(filter.org);
-  if (filter.project !== undefined) where.push('project = ?') && params.push(filter.project);
+  for (const column of ['org', 'project'] as const) {
+    const value = filter[column];
+    if (value === undefined) continue;
+    where.push(`${column} = ?`);
+    params.push(value);
+  }
   const text = `${KEY}${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY org, id`;
   return (yield* rows<KeyColumns>(sql(text, ...params))).map(keyOf);
 }
