@@ -19,6 +19,7 @@ export type EndpointName =
   | 'health'
   | 'metrics'
   | 'admin'
+  | 'dashboard'
   | 'chat.completions'
   | 'responses'
   | 'audio.transcriptions'

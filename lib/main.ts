@@ -77,6 +77,7 @@ export function startBanner(url: string, demoKey: string | null, config: Config)
     'Try it:',
     `  curl -s ${url}/v1/messages -H 'x-api-key: ${key}' -H 'anthropic-version: 2023-06-01' -H 'content-type: application/json' \\`,
     `    -d '{"model":"${model}","max_tokens":256,"messages":[{"role":"user","content":"Hello"}]}'`,
+    `Dashboard: ${url}/dashboard (sign in with an admin key: admin.keys in the config, or GATEWAY_ADMIN_KEY)`,
     'Stop with Ctrl-C (graceful); reload the config with kill -HUP <pid>. The README covers the SDKs and Claude Code.',
   ];
   return `${lines.join('\n')}\n`;

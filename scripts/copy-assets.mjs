@@ -16,3 +16,11 @@ for (const file of walk('lib')) {
   mkdirSync(dirname(dest), { recursive: true });
   cpSync(file, dest);
 }
+
+// The dashboard's page and style sheet beside its compiled modules (dashboard/tsconfig.json puts
+// those in dist/dashboard/), where lib/endpoints/dashboard.ts serves them from.
+for (const name of readdirSync('dashboard')) {
+  if (!/\.(html|css|svg|png|ico)$/.test(name)) continue;
+  mkdirSync(join('dist', 'dashboard'), { recursive: true });
+  cpSync(join('dashboard', name), join('dist', 'dashboard', name));
+}

@@ -55,7 +55,7 @@ t.test('npm pack: dist, declarations and assets; no tests, benches or source map
   const [packed] = JSON.parse(run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], ROOT)) as [{ filename: string; files: { path: string }[] }];
   tarball = packed.filename;
   const files = new Set(packed.files.map((f) => f.path));
-  for (const f of ['package.json', 'README.md', 'dist/lib/index.js', 'dist/lib/index.d.ts', 'dist/stages/index.d.ts', 'dist/lib/config.schema.json', 'dist/bin/gateway.js', 'bin/gateway']) {
+  for (const f of ['package.json', 'README.md', 'dist/lib/index.js', 'dist/lib/index.d.ts', 'dist/stages/index.d.ts', 'dist/lib/config.schema.json', 'dist/bin/gateway.js', 'bin/gateway', 'dist/dashboard/index.html', 'dist/dashboard/app.js', 'dist/dashboard/style.css']) {
     t.ok(files.has(f), `holds ${f}`);
   }
   const stray = [...files].filter((f) => /^dist\/(test|bench)\//.test(f) || f.endsWith('.map') || f.endsWith('.tsbuildinfo') || /^(lib|stages|test|fixtures)\//.test(f));
