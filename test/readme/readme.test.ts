@@ -142,3 +142,18 @@ t.test('a key rotated in the config file takes effect with the README reload com
   t.equal(usage.code, 0, usage.stderr);
   t.equal(usage.stdout.trim().split('\n').length, 2, 'both requests stay in the key id history');
 });
+
+t.test('the Admin API example: a key created by curl works at once; the dashboard is served', async (t) => {
+  const env = cleanEnv({ GATEWAY_ADMIN_KEY: 'readme-admin-key-0123456789' });
+  const gw = await startShell(npmStart, project, env);
+  t.teardown(() => gw.stop());
+  t.match(await stderrWith(gw.stderr, /dashboard/i), `${URL}/dashboard`, 'the banner names the dashboard');
+  const run = await runShell(commandLines(readmeBlock('admin-api')).join('\n'), project, env);
+  t.equal(run.code, 0, run.stderr);
+  const created = /"key":"(sk-gw-[A-Za-z0-9_-]+)"/.exec(run.stdout);
+  t.ok(created, `the 201 answer carries the secret: ${run.stdout}`);
+  t.equal(await messages(created![1]!), 200, 'the new key answers at once');
+  t.match(run.stdout, /"group_by":"model"/, 'the usage sums answer');
+  const page = await rawRequest(`${URL}/dashboard/`, { method: 'GET' });
+  t.equal(page.status, 200, 'the dashboard page is served');
+});
