@@ -1,5 +1,6 @@
 // The chains of stages, one list per endpoint, in the order the design names them: parse, validate,
-// route, reserve credits, dispatch, provider-SSE decode, integrity check, re-encode, settle.
+// route, offer web search, reserve credits, dispatch, provider-SSE decode, integrity check, the web
+// search loop, re-encode, settle.
 import type { Config } from './config.js';
 import { Chain } from './pipeline.js';
 import { dialects, type Dialect, type ValidateOptions } from './dialects/index.js';
@@ -7,6 +8,8 @@ import { parseBody } from '../stages/parse-body.js';
 import { validate, type Validator } from '../stages/validate.js';
 import { route } from '../stages/route.js';
 import { reserveCredits } from '../stages/reserve-credits.js';
+import { searchOffer } from '../stages/search-offer.js';
+import { searchLoop } from '../stages/search-loop.js';
 import { dispatch } from '../stages/dispatch.js';
 import { sseDecode } from '../stages/sse-decode.js';
 import { providerDecode } from '../stages/provider-decode.js';
@@ -32,11 +35,13 @@ export function generationChain(config: Config, validator: StageFactory<RawBody,
   return Chain.of(parseBody({ limit: config.maxBodyBytes }))
     .then(validator)
     .then(route())
+    .then(searchOffer())
     .then(reserveCredits())
     .then(dispatch())
     .then(() => sseDecode())
     .then(() => providerDecode())
     .then((): Stage<CanonicalEvent, CanonicalEvent | UsageNote | FailedNote> => integrity())
+    .then(searchLoop())
     .then(encodeResponse())
     .then(settle<string>());
 }

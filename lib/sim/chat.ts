@@ -1,5 +1,5 @@
 // The demo model on the OpenAI Chat Completions protocol (`POST /v1/chat/completions`).
-import { cacheUsage, contentText, lastText, makePlan, splitDeltas, type Conversation, type ToolDef } from './demo.js';
+import { cacheUsage, contentText, lastText, makePlan, splitDeltas, type Conversation, type ToolDef, searchesDone } from './demo.js';
 import type { Frame, Outcome } from './io.js';
 import { asArr, asStr, isObj, jsonTokens, type Obj } from './json.js';
 import type { DemoCtx } from './spec.js';
@@ -37,6 +37,7 @@ export function chatConversation(body: Obj): Conversation {
   const tc = body.tool_choice;
   return {
     lastUserText,
+    searchesDone: searchesDone(body.messages),
     toolResult: trailingTools.length > 0 ? trailingTools.join('\n') : undefined,
     tools,
     toolsDisabled: tc === 'none',
