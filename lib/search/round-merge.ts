@@ -96,6 +96,9 @@ export class RoundMerger {
         }
         const index = this.next++;
         this.indexes.set(ev.index, index);
+        // a whole answer (a JSON body) brings its text with the block: as a delta, the citation
+        // rewriter reads it as it reads streamed text
+        if (b.kind === 'text' && b.text !== '') return [{ ...plain(ev), index, block: { ...b, text: '' } }, { type: 'text-delta', index, text: b.text }];
         return [{ ...plain(ev), index }];
       }
       case 'tool-input-delta': {
