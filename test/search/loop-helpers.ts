@@ -74,8 +74,8 @@ function sseEvents(text: string): { event: string; data: Record<string, unknown>
   return out;
 }
 
-export async function responses(gw: RunningGateway, body: Record<string, unknown>): Promise<Answer> {
-  const res = await fetch(`${gw.url}/v1/responses`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${TEST_KEY}` }, body: JSON.stringify(body) });
+export async function responses(gw: RunningGateway, body: Record<string, unknown>, key = TEST_KEY): Promise<Answer> {
+  const res = await fetch(`${gw.url}/v1/responses`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, body: JSON.stringify(body) });
   const text = await res.text();
   const requestId = localRequestId(res.headers);
   if (body.stream !== true || res.status !== 200) return { status: res.status, requestId, body: JSON.parse(text) as Record<string, unknown>, sse: '' };
@@ -103,8 +103,8 @@ export function answerText(a: Answer): string {
 }
 
 /** The ledger row of a request, and the cost the prices give its usage (searches at $0.01). */
-export async function charged(ledger: LedgerView, requestId: string | null): Promise<{ row: UsageRow; expected: number }> {
-  const row = await ledger.row('acme', requestId);
+export async function charged(ledger: LedgerView, requestId: string | null, org = 'acme'): Promise<{ row: UsageRow; expected: number }> {
+  const row = await ledger.row(org, requestId);
   if (row === undefined) throw new Error(`no usage row for ${requestId}`);
   return { row, expected: expectedCost({ ...PRICING }, rowUsage(row)) };
 }
