@@ -55,10 +55,10 @@ for (const [model, upstream] of [['test/chat', 'OpenAI Chat'], ['test/responses'
   }
 }
 
-for (const stream of [false, true]) {
-  t.test(`Messages client, hosted web_search on a Chat deployment, ${stream ? 'streaming' : 'JSON'}`, async (t) => {
+for (const [model, upstream, stream] of [['test/chat', 'Chat', false], ['test/chat', 'Chat', true], ['test/responses', 'Responses', true]] as const) {
+  t.test(`Messages client, hosted web_search on a ${upstream} deployment, ${stream ? 'streaming' : 'JSON'}`, async (t) => {
     await reset();
-    const a = await messages(s.gw, { model: 'test/chat', max_tokens: 500, stream, messages: [{ role: 'user', content: 'tide tables' }], tools: [{ type: 'web_search_20250305', name: 'web_search', max_uses: 3 }] });
+    const a = await messages(s.gw, { model, max_tokens: 500, stream, messages: [{ role: 'user', content: 'tide tables' }], tools: [{ type: 'web_search_20250305', name: 'web_search', max_uses: 3 }] });
     t.equal(a.status, 200);
     t.match(answerText(a), /Result 1 for tide tables covers it\./);
     t.notMatch(answerText(a), /【|ws_[a-z2-7]{10}/);
@@ -70,7 +70,7 @@ for (const stream of [false, true]) {
     const { bodies, searches } = await traffic();
     t.equal(bodies.length, 2);
     t.equal(searches, 1);
-    t.match(JSON.stringify(bodies[1]), /"role":"tool"/, 'a Chat upstream gets the results as a tool message');
+    t.match(JSON.stringify(bodies[1]), upstream === 'Chat' ? /"role":"tool"/ : /"type":"function_call_output"/, 'the upstream gets the results as its tool results');
     const { row, expected } = await charged(s.ledger, a.requestId);
     t.equal(row.web_searches, 1);
     t.equal(row.cost, expected);
