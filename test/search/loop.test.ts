@@ -132,3 +132,14 @@ t.test('gateway-auto with web_search as the only tool goes to a webSearch model,
   t.equal((a.body.gateway as { routed_model: string }).routed_model, 'test/search-only');
   t.equal((await traffic()).searches, 1);
 });
+
+t.test('a reasoning Responses request on an Anthropic upstream: round 2 replays the signed thinking', async (t) => {
+  await reset();
+  const a = await responses(s.gw, { model: 'test/messages', input: 'star charts', tools: SEARCH, reasoning: { effort: 'medium' } });
+  t.equal(a.status, 200);
+  t.match(answerText(a), /Result 1 for star charts covers it\./);
+  const { bodies } = await traffic();
+  const assistant = (bodies[1]!.messages as { role: string; content: { type: string; signature?: string }[] }[]).find((m) => m.role === 'assistant')!;
+  t.same(assistant.content.map((b) => b.type), ['thinking', 'tool_use'], 'thinking, then the search call');
+  t.ok(assistant.content[0]!.signature, 'signed as the model signed it');
+});

@@ -2,9 +2,13 @@
 // shapes: the hosted `web_search` / `web_search_preview` tools become one function tool the upstream
 // model can call, and each round of the loop is replayed as input items: the model's text as an
 // assistant message, each search call as a `function_call` and its result as a `function_call_output`.
-// Reasoning is not replayed (a Responses reasoning item needs the upstream's own encrypted content).
+// Signed reasoning goes back as the `reasoning` item a Responses client would send (an OpenAI
+// item restored from its signature, Claude's thinking as `anthropic-thinking:` encrypted content),
+// so a reasoning model's tool round trip stays whole on every upstream.
 import type { JsonObject, JsonValue } from '../../chunks.js';
 import type { SearchFunction, SearchRoundTurn, SearchTurns } from '../dialect.js';
+import { isChatReasoningSignature, isResponsesSignature, reasoningInputItem } from '../../translate/reasoning-state.js';
+import { encodeAnthropicThinking } from './client-state.js';
 
 const WEB_SEARCH_TOOL = /^web_search(?:_preview)?(?:_\d{4}_\d{2}_\d{2})?$/;
 
@@ -35,8 +39,19 @@ function offer(body: JsonObject, fn: SearchFunction): JsonObject | null {
   return out;
 }
 
+/** The reasoning input item of a signed thinking block, or null where none can be sent back. */
+function reasoningItem(thinking: string, signature: string): JsonObject | null {
+  if (isResponsesSignature(signature)) return reasoningInputItem(thinking, signature);
+  if (signature === '' || isChatReasoningSignature(signature)) return null;
+  return { type: 'reasoning', summary: [{ type: 'summary_text', text: thinking }], encrypted_content: encodeAnthropicThinking({ type: 'thinking', thinking, signature }) };
+}
+
 function append(body: JsonObject, fn: SearchFunction, round: SearchRoundTurn): JsonObject {
   const input: JsonValue[] = typeof body.input === 'string' ? [{ role: 'user', content: body.input }] : Array.isArray(body.input) ? [...body.input] : [];
+  for (const t of round.thinking) {
+    const item = reasoningItem(t.thinking, t.signature);
+    if (item !== null) input.push(item);
+  }
   if (round.text !== '') input.push({ type: 'message', role: 'assistant', content: [{ type: 'output_text', text: round.text, annotations: [] }] });
   for (const call of round.calls) input.push({ type: 'function_call', call_id: call.id, name: fn.name, arguments: call.argsJson || '{}' });
   for (const call of round.calls) input.push({ type: 'function_call_output', call_id: call.id, output: call.result });
