@@ -6,6 +6,7 @@ import type { Catalog } from './catalog.js';
 import type { RoutedRequest, Usage } from './chunks.js';
 import { costOfUsage } from './billing/cost.js';
 import type { ChainNote } from './notes.js';
+import type { Sealer } from './search/seal.js';
 
 export interface EncoderInput {
   /** the gateway's own request id */
@@ -17,6 +18,8 @@ export interface EncoderInput {
   readonly usage: Usage | null;
   /** the cost in units of `usage` at the served model's prices: what settle charges */
   cost(): number;
+  /** seals what a Messages client carries back unread (web-search blocks, lib/search/seal.ts); absent: the process key */
+  readonly sealer?: Sealer;
 }
 
 /** An EncoderInput kept up to date from the notes the encode stage hears. */
@@ -30,6 +33,7 @@ export class EncoderState implements EncoderInput {
     /** the catalog the served model is priced from; absent offline (the cost is then 0) */
     private readonly catalog: Pick<Catalog, 'get'> | undefined,
     routed: RoutedRequest | null = null,
+    readonly sealer?: Sealer,
   ) {
     this.requestId = reqId;
     this.routed = routed;

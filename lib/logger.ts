@@ -12,6 +12,8 @@ export const REDACT_PATHS = [
   '*.apiKey',
   '*.key',
   'apiKey',
+  '*.sealKey',
+  'sealKey',
   'key',
 ];
 

@@ -8,6 +8,7 @@ import type { RequestContext } from '../lib/context.js';
 import { sseEncoders, type SseEncoder } from '../lib/dialects/index.js';
 import { EncoderState, type EncoderInput } from '../lib/encoder-input.js';
 import { errors } from '../lib/errors/index.js';
+import { createSealer } from '../lib/search/seal.js';
 import type { Stage } from '../lib/stage.js';
 
 export interface SseEncodeOptions {
@@ -25,7 +26,8 @@ export interface SseEncodeStage extends Stage<CanonicalEvent, string> {
 /** The encoder input of a request: kept up to date by the stage's `note` hook. */
 export function encoderState(ctx: RequestContext): EncoderState {
   // offline contexts have no services: the cost is then 0
-  return new EncoderState(ctx.reqId, (ctx.services as RequestContext['services'] | undefined)?.catalog);
+  const config = ctx.config as RequestContext['config'] | undefined;
+  return new EncoderState(ctx.reqId, (ctx.services as RequestContext['services'] | undefined)?.catalog, null, createSealer(config?.webSearch?.sealKey));
 }
 
 export function sseEncode(opts: SseEncodeOptions = {}, shared?: EncoderState): SseEncodeStage {

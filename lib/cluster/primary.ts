@@ -15,6 +15,7 @@ import { InProcessRateLimiter } from '../rate-limit.js';
 import { StickyRoutes } from '../sticky.js';
 import { openStore } from '../store/open-store.js';
 import { isGatewayMessage, type PrimaryToWorker, type WorkerToPrimary } from './messages.js';
+import { PROCESS_SEAL_KEY_ENV, processSealKey } from '../search/seal.js';
 
 /** a worker that dies sooner than this after it started is replaced only after this long (no crash loop) */
 const RESTART_BACKOFF_MS = 1000;
@@ -77,7 +78,8 @@ export async function runPrimary({ config, workers, log, banner }: PrimaryOption
     }
   };
   const fork = (): void => {
-    const w = cluster.fork();
+    // without webSearch.sealKey, every worker seals with the primary's random key (a turn may reach any worker)
+    const w = cluster.fork({ [PROCESS_SEAL_KEY_ENV]: processSealKey() });
     startedAt.set(w.id, Date.now());
     w.on('message', (m: unknown) => {
       if (isGatewayMessage<WorkerToPrimary>(m)) onMessage(w, m);

@@ -62,8 +62,11 @@ class SpanRewriter implements CitationRewriter {
 
   push(ev: CanonicalEvent): CanonicalEvent[] {
     if (ev.type === 'block-start' && ev.block.kind === 'text') {
-      this.texts.set(ev.index, { scanner: new MarkerScanner(this.known), pos: codePoints(ev.block.text), tail: '', tailStart: codePoints(ev.block.text), last: null, lastUrls: new Set() });
-      return [ev];
+      const t: SpanText = { scanner: new MarkerScanner(this.known), pos: 0, tail: '', tailStart: 0, last: null, lastUrls: new Set() };
+      this.texts.set(ev.index, t);
+      if (ev.block.text === '') return [ev];
+      // a whole block (non-streaming upstreams): its text is scanned as a first delta
+      return [{ ...ev, block: { ...ev.block, text: '' } }, ...this.pieces(ev.index, t, t.scanner.feed(ev.block.text))];
     }
     const t = 'index' in ev ? this.texts.get(ev.index) : undefined;
     if (t === undefined) return [ev];
@@ -129,12 +132,13 @@ class BlockRewriter implements CitationRewriter {
     if (ev.type === 'block-start') {
       if (ev.block.kind === 'text') {
         const splitter = new BlockSplitter(() => this.next++, this.source);
-        this.texts.set(ev.index, { scanner: new MarkerScanner(this.known), splitter });
-        return ev.block.text === '' ? [] : splitter.text(ev.block.text);
+        const scanner = new MarkerScanner(this.known);
+        this.texts.set(ev.index, { scanner, splitter });
+        return ev.block.text === '' ? [] : splitter.pieces(scanner.feed(ev.block.text));
       }
       const index = this.next++;
       this.indexes.set(ev.index, index);
-      return [{ ...ev, index }];
+      return [renumbered(ev, index)];
     }
     const t = this.texts.get(ev.index);
     if (t !== undefined) {
@@ -148,7 +152,7 @@ class BlockRewriter implements CitationRewriter {
     const index = this.indexes.get(ev.index);
     if (index === undefined) return [ev];
     if (ev.type === 'block-stop') this.indexes.delete(ev.index);
-    return [{ ...ev, index }];
+    return [renumbered(ev, index)];
   }
 
   end(): CanonicalEvent[] {
@@ -157,4 +161,14 @@ class BlockRewriter implements CitationRewriter {
     this.texts.clear();
     return out;
   }
+}
+
+/**
+ * The event at its new index. A native frame names the old index, so it goes when the index changes
+ * (an encoder then writes the event from its canonical fields).
+ */
+function renumbered<E extends Extract<CanonicalEvent, { index: number }>>(ev: E, index: number): E {
+  if (index === ev.index) return ev;
+  const { native: _native, ...rest } = ev;
+  return { ...rest, index } as E;
 }

@@ -73,8 +73,12 @@ export function codePoints(s: string): number {
   return n;
 }
 
-/** A sentence ends at `.`, `!`, `?` (also CJK ones) and closing quotes or brackets before white space, or at a line break. */
-const SENTENCE_END = /[.!?。！？]+["'”’)\]*_]*\s+|\n\s*/g;
+/**
+ * Where a sentence ends: `.`, `!` or `?` (and closing quotes, brackets, emphasis) before white space and
+ * a character that is not lower case (`Node.js? covers it` and `e.g. this` are one sentence); a CJK
+ * full stop, exclamation or question mark; a line break.
+ */
+const SENTENCE_END = /[.!?]+["'”’)\]*_]*\s+(?=[^\p{Ll}\s])|[。！？]+["'”’)\]*_]*\s*|\n\s*/gu;
 
 /**
  * The cited part of `text` (the text since the previous marker) as [start, end) code-unit offsets:
@@ -86,8 +90,8 @@ export function citedSpan(text: string): [number, number] {
   SENTENCE_END.lastIndex = 0;
   const head = text.slice(0, end);
   for (let m = SENTENCE_END.exec(head); m !== null; m = SENTENCE_END.exec(head)) {
-    if (m[0].length === 0) SENTENCE_END.lastIndex++;
-    else start = m.index + m[0].length;
+    // a sentence end at the very end is the cited sentence's own
+    if (m.index + m[0].length < end) start = m.index + m[0].length;
   }
   while (start < end && /\s/.test(text[start]!)) start++;
   return [Math.min(start, end), end];

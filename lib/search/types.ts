@@ -20,6 +20,8 @@ export interface WebSearchConfig {
   maxRounds: number;
   snippetChars: number;
   timeoutMs: number;
+  /** the secret Messages web-search blocks are sealed with (lib/search/seal.ts); absent: a random key per process */
+  sealKey?: string;
 }
 
 /** A search result as the gateway hands it on: text stripped of markup and marker characters. */

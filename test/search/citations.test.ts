@@ -138,6 +138,22 @@ t.test('markers split at every code-unit and UTF-8 byte boundary give the same o
   }
 });
 
+t.test('a sentence ends before a capital, not at a question mark or abbreviation inside it', async (t) => {
+  const text = `Intro. Result 1 for What is new in Node.js? covers it, e.g. here.${m('ws_aaaaaaaaaa')} 東京は大きい。人口は多い。${m('ws_bbbbbbbbbb')}\nList item one${m('ws_aaaaaaaaaa')}`;
+  const { blocks, spans } = view(run('spans', [text]));
+  const seen = cps(blocks[1]!.text);
+  t.same(spans.map((s) => seen.slice(s.start as number, s.end as number).join('')), ['Result 1 for What is new in Node.js? covers it, e.g. here.', '人口は多い。', 'List item one']);
+});
+
+t.test('a whole text block (non-streaming upstream) is rewritten as its streamed deltas are', async (t) => {
+  for (const style of ['spans', 'blocks'] as const) {
+    const rw = createCitationRewriter({ source: (id) => byId.get(id), style });
+    const whole = answer([]).map((ev) => (ev.type === 'block-start' && ev.block.kind === 'text' ? { ...ev, block: { kind: 'text' as const, text: TEXT } } : ev));
+    const out = [...whole.flatMap((ev) => rw.push(ev)), ...rw.end()];
+    t.same(view(out), view(run(style, [TEXT])), style);
+  }
+});
+
 t.test('property (seeded): random texts of markers, astral characters and brackets, split anywhere', async (t) => {
   const rand = rng(0x5eed);
   const atoms = ['Fact one.', ' ', 'word', ' 😀', '𝄞', '\n', '. ', m('ws_aaaaaaaaaa'), m('ws_bbbbbbbbbb'), m('ws_cccccccccc'), '【', '】', '【ws_', 'é', '? '];

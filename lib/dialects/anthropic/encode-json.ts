@@ -6,7 +6,9 @@
 // optional `gateway` object is added. An upstream `error` event is thrown: nothing was written yet.
 import type { CanonicalEvent, CanonicalEventType, JsonObject, JsonValue } from '../../chunks.js';
 import type { EncoderInput } from '../../encoder-input.js';
+import type { Sealer } from '../../search/seal.js';
 import type { Stage } from '../../stage.js';
+import { sealedCitation, webSearchBlocks } from './web-search.js';
 import { messageId, blockToWire, clientEnvelope, integrityError, isObject, parseObject, stopToWire, usageToWire } from './wire.js';
 
 export interface AnthropicJsonOptions {
@@ -22,6 +24,8 @@ interface Block {
   wire: JsonObject;
   /** concatenated tool-input JSON */
   json: string;
+  /** blocks that follow this one in `content` (a gateway search's result block) */
+  after?: JsonObject[];
   citationsCopied: boolean;
 }
 
@@ -35,7 +39,7 @@ class Message {
   }
 }
 
-type Apply<T extends CanonicalEventType> = (m: Message, ev: Extract<CanonicalEvent, { type: T }>) => void;
+type Apply<T extends CanonicalEventType> = (m: Message, ev: Extract<CanonicalEvent, { type: T }>, sealer: Sealer | undefined) => void;
 
 function text(value: JsonValue | undefined): string {
   return typeof value === 'string' ? value : '';
@@ -61,7 +65,12 @@ const APPLY: { [T in CanonicalEventType]: Apply<T> } = {
     }
     m.envelope = { id: messageId(ev.id), type: 'message', role: 'assistant', model: ev.model, content: [], stop_reason: null, stop_sequence: null, usage: usageToWire(ev.usage) };
   },
-  'block-start': (m, ev) => {
+  'block-start': (m, ev, sealer) => {
+    if (ev.block.kind === 'web-search') {
+      const { use, result } = webSearchBlocks(ev.block.call, sealer);
+      m.blocks[ev.index] = { wire: use, json: '', citationsCopied: false, after: [result] };
+      return;
+    }
     const native = ev.native?.dialect === 'anthropic' ? ev.native.parsed.content_block : undefined;
     const wire = isObject(native) ? { ...native } : blockToWire(ev.block);
     m.blocks[ev.index] = wire === undefined ? undefined : { wire, json: '', citationsCopied: false };
@@ -78,14 +87,14 @@ const APPLY: { [T in CanonicalEventType]: Apply<T> } = {
     const b = m.block(ev.index);
     if (b) b.wire.signature = ev.signature;
   },
-  'citation-delta': (m, ev) => {
+  'citation-delta': (m, ev, sealer) => {
     const b = m.block(ev.index);
     if (!b) return;
     if (!b.citationsCopied) {
       b.wire.citations = Array.isArray(b.wire.citations) ? [...b.wire.citations] : [];
       b.citationsCopied = true;
     }
-    (b.wire.citations as JsonValue[]).push(ev.citation);
+    (b.wire.citations as JsonValue[]).push(ev.native === undefined ? sealedCitation(ev.citation, sealer) : ev.citation);
   },
   // Messages shows gateway citations as `citation-delta` on their own text blocks (web search, §11)
   'url-citation': () => undefined,
@@ -136,7 +145,7 @@ export function anthropicJsonEncode(input: EncoderInput, opts: AnthropicJsonOpti
   return {
     name: 'anthropic-json-encode',
     step(ev) {
-      (APPLY[ev.type] as (m: Message, ev: CanonicalEvent) => void)(m, ev);
+      (APPLY[ev.type] as (m: Message, ev: CanonicalEvent, sealer: Sealer | undefined) => void)(m, ev, input.sealer);
       return undefined;
     },
     flush() {
@@ -146,7 +155,7 @@ export function anthropicJsonEncode(input: EncoderInput, opts: AnthropicJsonOpti
       const clientModel = typeof cm === 'function' ? cm(input) : (cm ?? input.routed?.request.model ?? undefined);
       const out = clientEnvelope(m.envelope, clientModel);
       const content: JsonObject[] = [];
-      for (const b of m.blocks) if (b !== undefined) content.push(b.wire);
+      for (const b of m.blocks) if (b !== undefined) content.push(b.wire, ...(b.after ?? []));
       out.content = content;
       const diagnostics = 'diagnostics' in out ? undefined : opts.diagnostics?.(input);
       if (diagnostics !== undefined) out.diagnostics = diagnostics;

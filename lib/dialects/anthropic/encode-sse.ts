@@ -6,7 +6,9 @@
 // foreign blocks are dropped. Errors become `event: error` frames with the gateway request id.
 import type { CanonicalEvent, CanonicalEventType, JsonObject, JsonValue } from '../../chunks.js';
 import type { GatewayError } from '../../errors.js';
+import type { Sealer } from '../../search/seal.js';
 import { anthropicErrorBody } from './errors.js';
+import { sealedCitation, webSearchBlocks } from './web-search.js';
 import {
   PRIVATE_USAGE_KEYS,
   blockToWire,
@@ -31,6 +33,8 @@ export interface AnthropicSseOptions {
   gateway?: JsonObject | undefined;
   /** the answer to `diagnostics` (diagnostics.ts), added to the envelope when defined */
   diagnostics?: JsonValue | undefined;
+  /** seals web-search blocks and citations the gateway made (web-search.ts) */
+  sealer?: Sealer | undefined;
 }
 
 function frame(event: string, data: string): string {
@@ -46,11 +50,13 @@ export class AnthropicSseEncoder {
   readonly clientModel: string | undefined;
   readonly gateway: JsonObject | undefined;
   readonly diagnostics: JsonValue | undefined;
+  readonly sealer: Sealer | undefined;
 
   constructor(private readonly opts: AnthropicSseOptions) {
     this.clientModel = opts.clientModel;
     this.gateway = opts.gateway;
     this.diagnostics = opts.diagnostics;
+    this.sealer = opts.sealer;
   }
 
   /** The frame(s) for one event; '' when the event has nothing to say to a Messages client. */
@@ -97,6 +103,21 @@ export class AnthropicSseEncoder {
     return client;
   }
 
+  /** A gateway search: its two blocks at once, whole; the canonical block maps to none (its stop says nothing). */
+  webSearch(ev: Extract<CanonicalEvent, { type: 'block-start' }>): string {
+    if (ev.block.kind !== 'web-search') return '';
+    const { use, result } = webSearchBlocks(ev.block.call, this.sealer);
+    const useIndex = this.nextIndex++;
+    const resultIndex = this.nextIndex++;
+    return (
+      frame('content_block_start', JSON.stringify({ type: 'content_block_start', index: useIndex, content_block: { ...use, input: {} } })) +
+      frame('content_block_delta', JSON.stringify({ type: 'content_block_delta', index: useIndex, delta: { type: 'input_json_delta', partial_json: JSON.stringify(use.input) } })) +
+      frame('content_block_stop', JSON.stringify({ type: 'content_block_stop', index: useIndex })) +
+      frame('content_block_start', JSON.stringify({ type: 'content_block_start', index: resultIndex, content_block: result })) +
+      frame('content_block_stop', JSON.stringify({ type: 'content_block_stop', index: resultIndex }))
+    );
+  }
+
   clientIndex(index: number): number | undefined {
     return this.indexes[index];
   }
@@ -128,6 +149,7 @@ const TRANSLATE: { [T in CanonicalEventType]: Translate<T> } = {
     return frame('message_start', JSON.stringify({ type: 'message_start', message }));
   },
   'block-start': (enc, ev) => {
+    if (ev.block.kind === 'web-search') return enc.webSearch(ev);
     const block = blockToWire(ev.block);
     if (block === undefined) return ''; // opaque foreign block: dropped, and so are its deltas
     return frame('content_block_start', JSON.stringify({ type: 'content_block_start', index: enc.openIndex(ev.index), content_block: block }));
@@ -136,7 +158,7 @@ const TRANSLATE: { [T in CanonicalEventType]: Translate<T> } = {
   'thinking-delta': (enc, ev) => enc.delta(ev.index, { type: 'thinking_delta', thinking: ev.text }),
   'signature-delta': (enc, ev) => enc.delta(ev.index, { type: 'signature_delta', signature: ev.signature }),
   'tool-input-delta': (enc, ev) => enc.delta(ev.index, { type: 'input_json_delta', partial_json: ev.json }),
-  'citation-delta': (enc, ev) => enc.delta(ev.index, { type: 'citations_delta', citation: ev.citation }),
+  'citation-delta': (enc, ev) => enc.delta(ev.index, { type: 'citations_delta', citation: sealedCitation(ev.citation, enc.sealer) }),
   'opaque-delta': () => '',
   // Messages shows gateway citations as `citation-delta` on their own text blocks (web search, §11)
   'url-citation': () => '',

@@ -2,14 +2,14 @@
 // client encoders, error envelope, rate-limit names and request-id rule (the Dialect interface,
 // ../dialect.ts). Reached through the registry (../index.ts) only.
 import type { GatewayError } from '../../errors.js';
-import type { Dialect, UpstreamDecoder } from '../dialect.js';
+import type { Dialect } from '../dialect.js';
 import { readMessagesConversation } from './conversation.js';
 import { anthropicJsonEncode } from './encode-json.js';
 import { ANTHROPIC_KEEPALIVE, AnthropicSseEncoder } from './encode-sse.js';
 import { anthropicErrorBody } from './errors.js';
-import { decodeAnthropicSse } from './events.js';
 import { messagesGatewayInfo } from './gateway.js';
-import { decodeAnthropicMessage } from './message.js';
+import { anthropicDecoder } from './hosted-search.js';
+import { createSealer } from '../../search/seal.js';
 import { anthropicNative } from './request.js';
 import { validateMessagesRequest } from './validate.js';
 import { messagesDiagnostics } from './diagnostics.js';
@@ -23,8 +23,6 @@ function anthropicStatus(err: GatewayError): number {
   return err.status;
 }
 
-/** Stateless: one decoder serves every response. */
-const decoder: UpstreamDecoder = { sse: decodeAnthropicSse, json: decodeAnthropicMessage };
 
 export const anthropic = {
   name: 'anthropic',
@@ -32,6 +30,7 @@ export const anthropic = {
   validate: (body, ctx, opts) => validateMessagesRequest(body, ctx.anthropic!, {
     betas: ctx.anthropic!.betas,
     countTokens: opts?.countTokens ?? false,
+    sealer: createSealer(ctx.config.webSearch?.sealKey),
     // an advisor tool names a catalog model flagged `advisor` (decisions §10)
     isAdvisorModel: (id) => {
       const model = ctx.services.catalog.resolve(id)?.model;
@@ -39,9 +38,10 @@ export const anthropic = {
     },
   }),
   upstream: { api: 'messages', encodeRequest: anthropicNative },
-  decoder: () => decoder,
+  // one per response: it pairs hosted search calls with their results to charge them (hosted-search.ts)
+  decoder: anthropicDecoder,
   keepalive: ANTHROPIC_KEEPALIVE,
-  sseEncoder: (opts) => new AnthropicSseEncoder({ gateway: messagesGatewayInfo(opts.input), diagnostics: messagesDiagnostics(opts.input), clientModel: opts.clientModel, requestId: opts.requestId }),
+  sseEncoder: (opts) => new AnthropicSseEncoder({ gateway: messagesGatewayInfo(opts.input), diagnostics: messagesDiagnostics(opts.input), clientModel: opts.clientModel, requestId: opts.requestId, sealer: opts.input.sealer }),
   jsonEncoder: (input, opts) => anthropicJsonEncode(input, { gatewayInfo: messagesGatewayInfo, diagnostics: messagesDiagnostics, ...opts }),
   errorEnvelope: (err, requestId) => ({ status: anthropicStatus(err), body: anthropicErrorBody(err, requestId) }),
   rateLimitHeaders: {

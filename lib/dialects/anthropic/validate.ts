@@ -12,6 +12,8 @@ import {
 } from './validate-extras.js';
 import type { HostedToolOptions } from './validate-hosted-tools.js';
 import { validateMessages } from './validate-messages.js';
+import { openGatewaySearches } from './replay-search.js';
+import { createSealer, type Sealer } from '../../search/seal.js';
 import { checkForcedToolUse, validateOutputConfig, validateThinking } from './validate-thinking.js';
 import { validateToolChoice, validateTools } from './validate-tools.js';
 import {
@@ -23,6 +25,8 @@ export interface ValidateOptions extends HostedToolOptions {
   betas: readonly string[];
   /** count_tokens: no max_tokens needed, body is {model, messages, system?, tools?, tool_choice?, thinking?, ...} */
   countTokens?: boolean;
+  /** opens the web-search blocks the gateway sealed, sent back as history (replay-search.ts); absent: the process key */
+  sealer?: Sealer;
 }
 
 const TOP_LEVEL = fields(
@@ -67,6 +71,9 @@ export function validateMessagesRequest(body: JsonValue, header: MessagesHeaderI
 
   if (body.system !== undefined) validateSystem(body.system, scan);
   const messageCount = validateMessages(body.messages, scan);
+  // the gateway's own search blocks in history become text any upstream reads (a new body: not the client's bytes)
+  const messages = openGatewaySearches(body.messages, opts.sealer ?? createSealer(undefined));
+  const sent = messages === body.messages ? body : { ...body, messages: messages! };
 
   const needs: RequestNeeds = {
     modalities: new Set<'text' | 'image' | 'audio'>(scan.images > 0 ? ['text', 'image'] : ['text']),
@@ -78,7 +85,7 @@ export function validateMessagesRequest(body: JsonValue, header: MessagesHeaderI
   if (tools.searchOnly) needs.searchOnly = true;
   return {
     source: 'anthropic',
-    body,
+    body: sent,
     model,
     stream,
     maxTokens,

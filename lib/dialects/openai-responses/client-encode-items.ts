@@ -19,18 +19,21 @@
 //   Responses signature (`oai-rs:`, whose item id and summary parts are restored too), else
 //   `anthropic-thinking:<base64url JSON of the block>` (client-state.ts). Redacted thinking → a
 //   reasoning item with an empty summary and the encoded block.
+// - web-search block (a search the gateway ran) → a completed `web_search_call` item when billed
+//   (client-encode-search.ts); url-citation → a `url_citation` annotation of the message's text.
 // - opaque block from a Responses upstream (hosted tool calls, custom_tool_call, shell_call, …) →
 //   that item as the provider sent it (output_item.added + done); other opaque blocks are dropped.
-import type { CanonicalBlock, JsonObject, JsonValue, NativeFrame } from '../../chunks.js';
+import type { CanonicalBlock, JsonObject, JsonValue, NativeFrame, UrlCitation } from '../../chunks.js';
 import { asArray, isObject } from '../../json/values.js';
 import { toolArguments } from '../../openai/client.js';
+import { emitWebSearch, urlCitationAnnotation } from './client-encode-search.js';
 import { encodeAnthropicThinking, summaryOf } from './client-state.js';
 import type { ResponsesFacts } from './client-validate.js';
 import { patchOperation, shellAction, type ClientTool, type ClientToolKind } from './client-tools.js';
 import { decodeReasoningSignature, isResponsesSignature, reasoningInputItem } from '../../translate/reasoning-state.js';
 
 type Block =
-  | { kind: 'message'; out: number; id: string; text: string }
+  | { kind: 'message'; out: number; id: string; text: string; annotations: JsonObject[] }
   | { kind: 'call'; out: number; id: string; callId: string; target: ClientTool; json: string; streamed: boolean; input: JsonObject | null }
   | { kind: 'reasoning'; out: number; id: string; text: string; signature: string; partOpen: boolean }
   | { kind: 'redacted'; out: number; id: string; data: string };
@@ -72,7 +75,7 @@ export class OutputItems {
     switch (b.kind) {
       case 'text': {
         const id = this.itemId('msg');
-        this.blocks[index] = { kind: 'message', out, id, text: '' };
+        this.blocks[index] = { kind: 'message', out, id, text: '', annotations: [] };
         this.added(out, { id, type: 'message', status: 'in_progress', content: [], role: 'assistant' });
         this.emit('response.content_part.added', { item_id: id, output_index: out, content_index: 0, part: { type: 'output_text', annotations: [], logprobs: [], text: '' } });
         this.text(index, b.text);
@@ -103,6 +106,12 @@ export class OutputItems {
         this.added(out, { id, type: 'reasoning', summary: [] });
         return;
       }
+      case 'web-search': {
+        this.blocks[index] = undefined;
+        const item = emitWebSearch(this.emit, out, this.itemId('ws'), b.call);
+        if (item !== undefined) this.output[out] = item;
+        return;
+      }
       case 'opaque': {
         this.blocks[index] = undefined;
         const item = b.value;
@@ -118,6 +127,14 @@ export class OutputItems {
     if (b?.kind !== 'message' || text === '') return;
     b.text += text;
     this.emit('response.output_text.delta', { item_id: b.id, output_index: b.out, content_index: 0, delta: text, logprobs: [] });
+  }
+
+  annotate(index: number, citation: UrlCitation): void {
+    const b = this.blocks[index];
+    if (b?.kind !== 'message') return;
+    const annotation = urlCitationAnnotation(citation);
+    this.emit('response.output_text.annotation.added', { item_id: b.id, output_index: b.out, content_index: 0, annotation_index: b.annotations.length, annotation });
+    b.annotations.push(annotation);
   }
 
   thinking(index: number, text: string): void {
@@ -150,7 +167,7 @@ export class OutputItems {
     this.blocks[index] = undefined;
     switch (b.kind) {
       case 'message': {
-        const part = { type: 'output_text', annotations: [], logprobs: [], text: b.text };
+        const part = { type: 'output_text', annotations: b.annotations, logprobs: [], text: b.text };
         this.emit('response.output_text.done', { item_id: b.id, output_index: b.out, content_index: 0, text: b.text, logprobs: [] });
         this.emit('response.content_part.done', { item_id: b.id, output_index: b.out, content_index: 0, part });
         this.done(b.out, { id: b.id, type: 'message', status: 'completed', content: [part], role: 'assistant' });

@@ -199,6 +199,9 @@ export class ResponseWriter {
       case 'signature-delta':
         this.items.signature(ev.index, ev.signature);
         return;
+      case 'url-citation':
+        this.items.annotate(ev.index, ev.citation);
+        return;
       case 'tool-input-delta':
         this.items.toolInput(ev.index, ev.json);
         return;
