@@ -30,6 +30,9 @@ t.teardown(() => s.close());
 const SEARCH = [{ type: 'web_search' }];
 const tavilyCalls = (): number => s.search.requests.filter((r) => r.headers.authorization !== undefined).length;
 
+/** The web_search_call items a Responses client was shown (one per billed search). */
+const shownSearches = (a: { body: Record<string, unknown> }): number => ((a.body.output as { type: string }[] | undefined) ?? []).filter((i) => i.type === 'web_search_call').length;
+
 async function modelBodies(): Promise<string[]> {
   return (await s.gw.simRequests()).map((r) => JSON.stringify(r.body));
 }
@@ -46,6 +49,7 @@ t.test('source (after a fallback): one search billed, tokens on top, ledger == g
   t.equal(s.search.requests.length, 2, 'brave failed, tavily answered');
   const { row, expected } = await charged(s.ledger, a.requestId);
   t.equal(row.web_searches, 1);
+  t.equal(shownSearches(a), 1, 'the client sees the billed search');
   t.equal(row.cost, expected);
   t.equal(reportedUnits(a), row.cost);
 });
@@ -60,6 +64,7 @@ for (const [fault, what, said] of [['empty', 'no source', /No results were found
     t.match(bodies[1], said);
     const { row, expected } = await charged(s.ledger, a.requestId);
     t.equal(row.web_searches, 0);
+    t.equal(shownSearches(a), 0, 'no web_search_call for a search without a source');
     t.equal(row.cost, expected);
     t.equal(reportedUnits(a), row.cost);
     t.ok(row.cost > 0 && row.cost < SEARCH_PRICE_UNITS, 'tokens only');
@@ -87,6 +92,7 @@ t.test('failover mid-loop: the next round fails over with the same results; noth
   t.same(results[0], results[1], 'the same results');
   const { row, expected } = await charged(s.ledger, a.requestId);
   t.equal(row.web_searches, 1);
+  t.equal(shownSearches(a), 1, 'shown once');
   t.equal(row.cost, expected);
   t.equal(reportedUnits(a), row.cost);
 });
