@@ -72,7 +72,9 @@ export function chatDemo(body: Obj, ctx: DemoCtx): Outcome {
   if (body.stream !== true) {
     const message: Obj = { role: 'assistant', content: plan.text ?? null };
     if (plan.tool) {
-      message.tool_calls = [{ id: callId, type: 'function', function: { name: plan.tool.name, arguments: plan.tool.argsJson } }];
+      const calls: Obj[] = [{ id: callId, type: 'function', function: { name: plan.tool.name, arguments: plan.tool.argsJson } }];
+      if (plan.also) calls.push({ id: `${callId}_also`, type: 'function', function: { name: plan.also.name, arguments: plan.also.argsJson } });
+      message.tool_calls = calls;
     }
     message.refusal = null;
     message.annotations = [];
@@ -102,6 +104,7 @@ export function chatDemo(body: Obj, ctx: DemoCtx): Outcome {
   if (plan.tool) {
     delta({ tool_calls: [{ index: 0, id: callId, type: 'function', function: { name: plan.tool.name, arguments: '' } }] });
     for (const p of splitDeltas(plan.tool.argsJson, spec)) delta({ tool_calls: [{ index: 0, function: { arguments: p } }] });
+    if (plan.also) delta({ tool_calls: [{ index: 1, id: `${callId}_also`, type: 'function', function: { name: plan.also.name, arguments: plan.also.argsJson } }] });
   }
   delta({}, finish);
   if (includeUsage) chunk([], usage);

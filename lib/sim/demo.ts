@@ -61,6 +61,8 @@ export interface DemoPlan {
   thinking?: string;
   text?: string;
   tool?: { name: string; args: Obj; argsJson: string; namespace?: string };
+  /** a second call in the same turn (the search model's `with=<tool>`; rendered on Chat only) */
+  also?: { name: string; argsJson: string };
   outputTokens: number;
   thinkingTokens: number;
 }
@@ -213,9 +215,10 @@ export function citedAnswer(result: string, spec: SimSpec): string {
 
 /**
  * With a `web_search` tool offered and no other tool named in the prompt: search (option `searches`,
- * default 1, rounds of one call each), then answer citing the results.
+ * default 1, rounds of one call each; `with=<tool>` calls that client tool in the same turn), then
+ * answer citing the results.
  */
-function searchPlan(spec: SimSpec, conv: Conversation): Pick<DemoPlan, 'text' | 'tool'> | undefined {
+function searchPlan(spec: SimSpec, conv: Conversation): Pick<DemoPlan, 'text' | 'tool' | 'also'> | undefined {
   if (conv.toolsDisabled || !conv.tools.some((t) => t.name === SEARCH_TOOL)) return undefined;
   const fed = conv.searchesDone ?? 0;
   const fromSearch = conv.toolResult === undefined || conv.toolResult.includes(RESULT_HEADER);
@@ -225,7 +228,10 @@ function searchPlan(spec: SimSpec, conv: Conversation): Pick<DemoPlan, 'text' | 
   if (fed < optInt(spec, 'searches', 1)) {
     const query = head(conv.lastUserText, 120) + (fed > 0 ? ` (more ${fed})` : '');
     const args = { query };
-    return { tool: { name: SEARCH_TOOL, args, argsJson: JSON.stringify(args) } };
+    // `with=<tool>`: the same turn also calls that client tool (a turn mixing search and client calls)
+    const other = conv.tools.find((t) => t.name === spec.opts.get('with'));
+    const also = other === undefined ? {} : { also: { name: other.name, argsJson: JSON.stringify(argsForSchema(other.schema, 0, other.name)) } };
+    return { tool: { name: SEARCH_TOOL, args, argsJson: JSON.stringify(args) }, ...also };
   }
   return conv.toolResult === undefined ? undefined : { text: citedAnswer(conv.toolResult, spec) };
 }

@@ -18,6 +18,7 @@ export function searchModels(): Record<string, unknown>[] {
     m('test/responses', [{ provider: 'sim-openai', model: 'gpt-5-mini', api: 'responses' }]),
     m('test/messages', [{ provider: 'sim-anthropic', model: 'claude-sim' }], { family: 'anthropic' }),
     m('test/chat-3', [{ provider: 'sim-openai', model: 'gpt-5;searches=3', api: 'chat' }]),
+    m('test/mixed', [{ provider: 'sim-openai', model: 'gpt-5;with=lookup', api: 'chat' }]),
     m('test/failover', [
       { provider: 'sim-openai', model: 'fault:500;after-search', api: 'chat' },
       { provider: 'sim-openai', model: 'gpt-5', api: 'chat' },

@@ -125,6 +125,23 @@ t.test('a client tool named in the prompt: its call is returned, no search runs'
   t.equal(bodies.length, 1);
 });
 
+for (const stream of [false, true]) {
+  t.test(`a turn with a search call and a client call returns the client call, runs no search (${stream ? 'streaming' : 'JSON'})`, async (t) => {
+    await reset();
+    const lookup = { type: 'function', name: 'lookup', parameters: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] } };
+    const a = await responses(s.gw, { model: 'test/mixed', input: 'bus times', tools: [...SEARCH, lookup], stream });
+    t.equal(a.status, 200);
+    const output = a.body.output as { type: string; name?: string }[];
+    t.same(output.map((i) => [i.type, i.name]), [['function_call', 'lookup']], 'only the client\'s call');
+    const { bodies, searches } = await traffic();
+    t.equal(searches, 0);
+    t.equal(bodies.length, 1);
+    const { row, expected } = await charged(s.ledger, a.requestId);
+    t.equal(row.web_searches, 0);
+    t.equal(row.cost, expected);
+  });
+}
+
 t.test('gateway-auto with web_search as the only tool goes to a webSearch model, which searches', async (t) => {
   await reset();
   const a = await responses(s.gw, { model: 'gateway-auto', input: 'weather in Lyon', tools: SEARCH });
