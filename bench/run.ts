@@ -34,6 +34,7 @@ import { scenario as slowStreams } from './slow-streams.js';
 import { scenario as storeLedger } from './store-ledger.js';
 import { scenario as replicaStore } from './replica-store.js';
 import { scenario as workers } from './workers.js';
+import { scenario as searchLoop } from './search-loop.js';
 import { loadUploadScenario } from './transcription-hook.js';
 
 const here = (p: string): string => fileURLToPath(new URL(p, import.meta.url));
@@ -44,7 +45,7 @@ const GATEWAY_BIN = join(ROOT, 'dist/bin/gateway.js');
 const OPTIONAL_SCENARIOS = ['./transcription-upload.js'];
 
 async function loadScenarios(): Promise<Scenario[]> {
-  const list: Scenario[] = [messagesJson, messagesStream, chatToAnthropicJson, chatToAnthropicStream, chatToOpenaiStream, messagesToChatStream, largeBody, slowStreams, storeLedger, replicaStore, workers];
+  const list: Scenario[] = [messagesJson, messagesStream, chatToAnthropicJson, chatToAnthropicStream, chatToOpenaiStream, messagesToChatStream, largeBody, slowStreams, storeLedger, replicaStore, workers, searchLoop];
   for (const rel of OPTIONAL_SCENARIOS) if (existsSync(here(rel))) list.push(await loadUploadScenario(here(rel)));
   return list;
 }

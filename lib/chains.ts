@@ -1,7 +1,8 @@
 // The chains of stages, one list per endpoint, in the order the design names them: parse, validate,
-// route, reserve credits, dispatch, provider-SSE decode, integrity check, settle, re-encode. Settle
-// comes before the encoder so that the answer's last frames (which tell the client it succeeded and
-// what it cost) are encoded only once its charge committed (stages/settle.ts).
+// route, offer web search, reserve credits, dispatch, provider-SSE decode, integrity check, the web
+// search loop, settle, re-encode. Settle comes before the encoder so that the answer's last frames
+// (which tell the client it succeeded and what it cost) are encoded only once its charge committed
+// (stages/settle.ts).
 import type { Config } from './config.js';
 import { Chain } from './pipeline.js';
 import { dialects, type Dialect, type ValidateOptions } from './dialects/index.js';
@@ -9,6 +10,8 @@ import { parseBody } from '../stages/parse-body.js';
 import { validate, type Validator } from '../stages/validate.js';
 import { route } from '../stages/route.js';
 import { reserveCredits } from '../stages/reserve-credits.js';
+import { searchOffer } from '../stages/search-offer.js';
+import { searchLoop } from '../stages/search-loop.js';
 import { dispatch } from '../stages/dispatch.js';
 import { sseDecode } from '../stages/sse-decode.js';
 import { providerDecode } from '../stages/provider-decode.js';
@@ -34,11 +37,13 @@ export function generationChain(config: Config, validator: StageFactory<RawBody,
   return Chain.of(parseBody({ limit: config.maxBodyBytes }))
     .then(validator)
     .then(route())
+    .then(searchOffer())
     .then(reserveCredits())
     .then(dispatch())
     .then(() => sseDecode())
     .then(() => providerDecode())
     .then((): Stage<CanonicalEvent, CanonicalEvent | UsageNote | FailedNote> => integrity())
+    .then(searchLoop())
     .then(settle<CanonicalEvent>({ completes: completesAtMessageStop }))
     .then(encodeResponse());
 }

@@ -106,6 +106,18 @@ export interface RoutedRequest {
   thinkingBudget: number | null;
   /** gateway-auto's decision, for the log line and the usage record; absent on direct calls */
   routing?: RoutingDecision;
+  /** the gateway runs web search for this request (stages/search-offer.ts): its limits, for the reservation */
+  search?: SearchPlan;
+}
+
+/** The limits of one request's search loop (decisions §11), fixed before the reservation. */
+export interface SearchPlan {
+  /** searches the request may run (webSearch.maxSearches, or Messages' `max_uses` when smaller) */
+  maxSearches: number;
+  /** model rounds in all, the last one answering without further searches */
+  maxRounds: number;
+  /** an upper bound of the tokens the results of all searches add to one round's input */
+  feedTokens: number;
 }
 
 /** One candidate as gateway-auto's decision weighed it. */

@@ -1,6 +1,7 @@
 // The built-in default configuration: no network, no real keys. A simulated provider (started in
 // process) serves a demo catalog over both upstream protocols; a demo key with demo credits is
-// printed at start. `ANTHROPIC_API_KEY` / `OPENAI_API_KEY` in the environment switch the matching
+// printed at start, and a simulated search backend (Brave's API, on loopback) answers the web searches
+// the gateway runs. `ANTHROPIC_API_KEY` / `OPENAI_API_KEY` in the environment switch the matching
 // models to the real provider (and the demo key becomes a random one, under its own id: see below).
 // `GATEWAY_ANTHROPIC_BASE_URL` / `GATEWAY_OPENAI_BASE_URL` point those real providers elsewhere (a
 // proxy, or bin/sim-provider in tests); not ANTHROPIC_BASE_URL, which Claude Code reads to find the
@@ -80,6 +81,8 @@ export function defaultConfig(env: Env = process.env as Env): { config: Record<s
         contextWindow: 400000,
         maxOutputTokens: 128000,
         reasoning: true,
+        // the gateway runs web search for it (decisions §11): search-only requests may go here
+        webSearch: true,
       },
       {
         id: 'openai/gpt-5-mini',
@@ -108,6 +111,8 @@ export function defaultConfig(env: Env = process.env as Env): { config: Record<s
       },
     ],
     transcription: { defaultModel: 'openai/gpt-4o-transcribe' },
+    // web search run by the gateway, answered by the simulated search backend started on loopback
+    webSearch: { backends: [{ type: 'brave', simulated: true }] },
     router: { candidates: ['anthropic/claude-sonnet-5.5', 'anthropic/claude-opus-5.5', 'openai/gpt-5'] },
     anthropicVersions: ['2026-10-21'],
     orgs: [{ id: 'demo', credits: 100, projects: [{ id: 'default', environments: [{ id: 'development' }] }] }],

@@ -11,7 +11,8 @@
 //   usage     integrity      validated usage so far        → encoders (cost), settle (charge)
 //   failed    integrity      the provider's in-band error   → settle (record and charge as failed)
 //   head      encoder        status, content headers, whole-document, keep-alive → response writer
-import type { RoutedRequest, Usage } from './chunks.js';
+//   search    search-offer   the request as offered the search function → search-loop
+import type { RoutedRequest, SearchPlan, Usage } from './chunks.js';
 import type { GatewayError } from './errors.js';
 import type { UpstreamTiming } from './request-log.js';
 import type { Reservation } from './store/types.js';
@@ -79,7 +80,16 @@ export interface HeadNote {
   readonly keepalive: string | null;
 }
 
-export type ChainNote = RoutedNote | ReservedNote | HeadersNote | UpstreamNote | UsageNote | FailedNote | HeadNote;
+/**
+ * The gateway runs web search for this request (decisions §11): the routed request as dispatched,
+ * with the search function offered and the loop's limits, which the search loop continues round by round.
+ */
+export interface SearchNote {
+  readonly note: 'search';
+  readonly routed: RoutedRequest & { readonly search: SearchPlan };
+}
+
+export type ChainNote = RoutedNote | ReservedNote | HeadersNote | UpstreamNote | UsageNote | FailedNote | HeadNote | SearchNote;
 
 /** How a request ended, as the client saw it: what settle records and logs. */
 export interface Outcome {

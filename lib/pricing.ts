@@ -14,7 +14,7 @@
 //   ceiling at the output price, every allowed web search; rounded up, never half-up.
 import type { CatalogModel } from './catalog.js';
 import type { Pricing } from './config.js';
-import type { RoutedRequest, Usage } from './chunks.js';
+import type { RoutedRequest, SearchPlan, Usage } from './chunks.js';
 import { UNITS_PER_USD } from './store/types.js';
 
 /** Default price of one successful hosted web search, in USD. */
@@ -144,10 +144,23 @@ export function tokenEstimate(model: CatalogModel, routed: RoutedRequest): numbe
 export function estimateUnits(model: CatalogModel, routed: RoutedRequest, audioSecondsBound = 0): number {
   const price = priceOf(model);
   const pico =
-    count(routed.request.inputTokenBound) * price.inputBound +
-    count(outputCeiling(model, routed)) * price.output +
-    count(routed.request.hostedToolUses) * price.webSearch;
+    routed.search !== undefined
+      ? searchLoopPico(price, routed.search, count(routed.request.inputTokenBound), count(outputCeiling(model, routed)))
+      : count(routed.request.inputTokenBound) * price.inputBound +
+        count(outputCeiling(model, routed)) * price.output +
+        count(routed.request.hostedToolUses) * price.webSearch;
   return divUp(pico * MS_PER_MINUTE + audioPicoMs(price, audioSecondsBound), MS_PER_MINUTE * PICO_PER_UNIT);
+}
+
+/**
+ * A search loop (decisions §11) at most: every allowed round reads the request, every search's
+ * results and the output of the rounds before it, and writes up to the output ceiling; every allowed
+ * search is charged.
+ */
+function searchLoopPico(price: ModelPrice, plan: SearchPlan, input: bigint, output: bigint): bigint {
+  const rounds = count(plan.maxRounds);
+  const replayed = (output * rounds * (rounds - 1n)) / 2n;
+  return (rounds * (input + count(plan.feedTokens)) + replayed) * price.inputBound + rounds * output * price.output + count(plan.maxSearches) * price.webSearch;
 }
 
 /** Units → USD as a number, for JSON reports (never for arithmetic). */

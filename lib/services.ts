@@ -18,6 +18,9 @@ import type { Router } from './router/router-api.js';
 import { StickyRoutes } from './sticky.js';
 import { Recorder } from './providers/recorder.js';
 import { startSimProvider, type SimProvider } from './sim/server.js';
+import { startSimSearch, type SimSearch } from './sim/search-server.js';
+import { createSearchRunner, type SearchRunner } from './search/runner.js';
+import type { WebSearchConfig } from './search/types.js';
 import type { Bus } from './limits/bus.js';
 import { RedisLimits } from './limits/redis.js';
 import { RedisRateLimiter } from './limits/redis-rate-limit.js';
@@ -77,6 +80,8 @@ export interface Services {
   keysChanged?: () => void;
   /** a span per request over OTLP (lib/tracing/); absent when tracing is not configured */
   tracer?: RequestTracer;
+  /** web search run by the gateway (decisions §11); absent or not `enabled` without a backend */
+  search?: SearchRunner;
 }
 
 /**
@@ -89,6 +94,8 @@ export interface SharedServices {
   sticky: StickyRoutes;
   /** the in-process simulated provider, when a config has had a simulated provider */
   sim: SimProvider | null;
+  /** the in-process simulated search backend, when a config has had a simulated one */
+  simSearch: SimSearch | null;
   /** reservations of dead processes (their lease gone or expired) released at start */
   released: number;
   probes: readonly ReadyProbe[];
@@ -163,6 +170,7 @@ export async function openSharedServices(config: Config, log: Logger, opts: Shar
     rateLimiter: redis !== null ? new RedisRateLimiter(redis.client) : (worker ?? new InProcessRateLimiter()),
     sticky,
     sim: null,
+    simSearch: null,
     released,
     probes,
     keysChanged: () => bus?.publish({ topic: 'keys' }),
@@ -172,6 +180,7 @@ export async function openSharedServices(config: Config, log: Logger, opts: Shar
     async close() {
       await shared.sim?.close();
       await tracer?.close();
+      await shared.simSearch?.close();
       await lease.stop();
       await redis?.close();
       await store.close();
@@ -185,6 +194,14 @@ export async function openSharedServices(config: Config, log: Logger, opts: Shar
 /** Starts the simulated provider when the config has a simulated provider and none runs yet. */
 export async function ensureSimProvider(shared: SharedServices, config: Config): Promise<void> {
   if (shared.sim === null && config.providers.some((p) => p.simulated)) shared.sim = await startSimProvider({ host: '127.0.0.1', port: 0 });
+  if (shared.simSearch === null && config.webSearch?.backends.some((b) => b.simulated === true)) shared.simSearch = await startSimSearch({ host: '127.0.0.1', port: 0 });
+}
+
+/** The `webSearch` block with each simulated backend pointed at the in-process simulated backend. */
+function searchConfig(ws: WebSearchConfig | undefined, simSearch: SimSearch | null): WebSearchConfig | undefined {
+  if (ws === undefined || !ws.backends.some((b) => b.simulated === true)) return ws;
+  if (simSearch === null) throw new Error('a search backend is simulated but no simulated search backend runs');
+  return { ...ws, backends: ws.backends.map((b) => (b.simulated === true ? { ...b, baseUrl: simSearch.url, apiKey: 'sim-key' } : b)) };
 }
 
 /** The services of one configuration: its own catalog and provider pool, the shared rest. */
@@ -193,6 +210,7 @@ export function servicesFor(config: Config, shared: SharedServices): Services {
   const providers = new ProviderPool(config, shared.sim?.url ?? null);
   const admin = AdminCredentials.of(config, shared.env);
   const services: Services = { store: shared.store, catalog, providers, rateLimiter: shared.rateLimiter, sticky: shared.sticky, router: loadRouter(), probes: shared.probes, admin, keysChanged: shared.keysChanged };
+  if (config.webSearch !== undefined) services.search = createSearchRunner(searchConfig(config.webSearch, shared.simSearch));
   if (config.metrics.enabled) services.metrics = shared.metrics;
   if (shared.tracer !== null) services.tracer = shared.tracer;
   if (config.recordDir !== undefined) services.recorder = new Recorder(config.recordDir);

@@ -138,4 +138,34 @@ export interface Dialect {
   readonly requestId: RequestIdRule;
   /** gateway-auto: what the router reads of a client request (absent where a dialect is never auto-routed) */
   readonly conversation?: ConversationReader;
+  /** web search run by the gateway (decisions §11): the client body offered a search function and continued */
+  readonly searchTurns?: SearchTurns;
+}
+
+/** The function the upstream model is offered in place of a hosted web-search tool. */
+export interface SearchFunction {
+  name: string;
+  description: string;
+  /** JSON Schema of its arguments */
+  parameters: JsonObject;
+}
+
+/** One round of the search loop, as the next round's request must replay it. */
+export interface SearchRoundTurn {
+  /** the model's visible text of the round (before its calls) */
+  text: string;
+  /** its signed thinking, replayed where the dialect carries it */
+  thinking: { thinking: string; signature: string }[];
+  /** its search calls, in order, with what each gives back */
+  calls: { id: string; argsJson: string; result: string; isError: boolean }[];
+}
+
+/** How a client dialect's body offers the search function and carries the rounds on (wire shapes). */
+export interface SearchTurns {
+  /** the hosted web-search tools the body asks for (0: none) */
+  hostedSearches(body: JsonObject): number;
+  /** the body with its hosted web-search tools replaced by `fn`; null when `fn.name` is taken by a client tool */
+  offer(body: JsonObject, fn: SearchFunction): JsonObject | null;
+  /** the body continued with one round: the model's turn, then one tool result per call */
+  append(body: JsonObject, fn: SearchFunction, round: SearchRoundTurn): JsonObject;
 }

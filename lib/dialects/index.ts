@@ -6,7 +6,7 @@ import type { DialectName } from '../chunks.js';
 import type { Upstream } from '../notes.js';
 import type { GatewayError } from '../errors.js';
 import { anthropic } from './anthropic/index.js';
-import type { ConversationReader, Dialect, JsonEncoderFactory, RateLimitHeaderNames, SseEncoderFactory, UpstreamDecoderFactory } from './dialect.js';
+import type { ConversationReader, Dialect, JsonEncoderFactory, RateLimitHeaderNames, SearchTurns, SseEncoderFactory, UpstreamDecoderFactory } from './dialect.js';
 import { openaiChat } from './openai-chat/index.js';
 import { openaiResponses } from './openai-responses/index.js';
 import { openaiTranscriptions } from './openai-transcriptions/index.js';
@@ -60,6 +60,8 @@ export const sseEncoders: Record<DialectName, SseEncoderFactory | undefined> = b
 export const jsonEncoders: Record<DialectName, JsonEncoderFactory | undefined> = byDialect((d) => d.jsonEncoder);
 /** What gateway-auto reads of a client request (route): undefined where a dialect is never auto-routed. */
 export const conversationReaders: Record<DialectName, ConversationReader | undefined> = byDialect((d) => 'conversation' in d ? d.conversation : undefined);
+/** How each client dialect offers the gateway's search function and carries its rounds (search stages). */
+export const searchTurns: Record<DialectName, SearchTurns | undefined> = byDialect((d) => ('searchTurns' in d ? d.searchTurns : undefined));
 /** Rate-limit header names per client dialect (reserve-credits). */
 export const rateLimitHeaderNames: Record<DialectName, RateLimitHeaderNames> = byDialect((d) => d.rateLimitHeaders);
 

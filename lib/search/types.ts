@@ -8,6 +8,8 @@ export interface SearchBackendConfig {
   /** overrides the vendor's host (and may add a path prefix); required for searxng, which has none */
   baseUrl?: string;
   apiKey?: string;
+  /** answered by the simulated backend the gateway starts on loopback (lib/sim/search-server.ts) */
+  simulated?: boolean;
 }
 
 /** The `webSearch` config block, defaults filled in by the schema. */

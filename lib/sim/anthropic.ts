@@ -1,8 +1,7 @@
 // The demo model on the Anthropic Messages protocol (`POST /v1/messages`), JSON and SSE.
 import {
   cacheUsage, contentText, lastText, makePlan, redactedData, REDACTED_PREFIX, simSignature, splitDeltas,
-  verifySignature, type Conversation, type ToolDef,
-} from './demo.js';
+  verifySignature, type Conversation, type ToolDef, searchesDone } from './demo.js';
 import type { Frame, Outcome } from './io.js';
 import { asArr, asStr, isObj, jsonTokens, type Obj } from './json.js';
 import { optFlag, type DemoCtx } from './spec.js';
@@ -69,6 +68,7 @@ export function anthropicConversation(body: Obj): Conversation {
   const tc = isObj(body.tool_choice) ? body.tool_choice : {};
   return {
     lastUserText,
+    searchesDone: searchesDone(body.messages),
     toolResult,
     tools,
     toolsDisabled: tc.type === 'none',

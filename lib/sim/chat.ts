@@ -1,5 +1,5 @@
 // The demo model on the OpenAI Chat Completions protocol (`POST /v1/chat/completions`).
-import { cacheUsage, contentText, lastText, makePlan, splitDeltas, type Conversation, type ToolDef } from './demo.js';
+import { cacheUsage, contentText, lastText, makePlan, splitDeltas, type Conversation, type ToolDef, searchesDone } from './demo.js';
 import type { Frame, Outcome } from './io.js';
 import { asArr, asStr, isObj, jsonTokens, type Obj } from './json.js';
 import type { DemoCtx } from './spec.js';
@@ -37,6 +37,7 @@ export function chatConversation(body: Obj): Conversation {
   const tc = body.tool_choice;
   return {
     lastUserText,
+    searchesDone: searchesDone(body.messages),
     toolResult: trailingTools.length > 0 ? trailingTools.join('\n') : undefined,
     tools,
     toolsDisabled: tc === 'none',
@@ -71,7 +72,9 @@ export function chatDemo(body: Obj, ctx: DemoCtx): Outcome {
   if (body.stream !== true) {
     const message: Obj = { role: 'assistant', content: plan.text ?? null };
     if (plan.tool) {
-      message.tool_calls = [{ id: callId, type: 'function', function: { name: plan.tool.name, arguments: plan.tool.argsJson } }];
+      const calls: Obj[] = [{ id: callId, type: 'function', function: { name: plan.tool.name, arguments: plan.tool.argsJson } }];
+      if (plan.also) calls.push({ id: `${callId}_also`, type: 'function', function: { name: plan.also.name, arguments: plan.also.argsJson } });
+      message.tool_calls = calls;
     }
     message.refusal = null;
     message.annotations = [];
@@ -101,6 +104,7 @@ export function chatDemo(body: Obj, ctx: DemoCtx): Outcome {
   if (plan.tool) {
     delta({ tool_calls: [{ index: 0, id: callId, type: 'function', function: { name: plan.tool.name, arguments: '' } }] });
     for (const p of splitDeltas(plan.tool.argsJson, spec)) delta({ tool_calls: [{ index: 0, function: { arguments: p } }] });
+    if (plan.also) delta({ tool_calls: [{ index: 1, id: `${callId}_also`, type: 'function', function: { name: plan.also.name, arguments: plan.also.argsJson } }] });
   }
   delta({}, finish);
   if (includeUsage) chunk([], usage);

@@ -53,12 +53,16 @@ export interface Conversation {
   forcedTool?: string;
   /** tool_choice "none". */
   toolsDisabled?: boolean;
+  /** how many web search results the gateway fed back so far (the search model's rounds) */
+  searchesDone?: number;
 }
 
 export interface DemoPlan {
   thinking?: string;
   text?: string;
   tool?: { name: string; args: Obj; argsJson: string; namespace?: string };
+  /** a second call in the same turn (the search model's `with=<tool>`; rendered on Chat only) */
+  also?: { name: string; argsJson: string };
   outputTokens: number;
   thinkingTokens: number;
 }
@@ -165,6 +169,11 @@ export function argsForSchema(schema: unknown, depth = 0, toolName?: string): Ob
 export function makePlan(spec: SimSpec, conv: Conversation, wantThinking: boolean): DemoPlan {
   const thinking = wantThinking ? thinkingText(conv.lastUserText) : undefined;
   const thinkingTokens = thinking !== undefined ? countWords(thinking) : 0;
+  const search = searchPlan(spec, conv);
+  if (search !== undefined) {
+    const out = (search.tool ? Math.max(1, countWords(search.tool.argsJson)) : Math.max(1, countWords(search.text!))) + thinkingTokens;
+    return { thinking, ...search, outputTokens: out, thinkingTokens };
+  }
   const tool = conv.toolResult === undefined ? chooseTool(conv) : undefined;
   if (tool) {
     const args = argsForSchema(tool.schema, 0, tool.name);
@@ -175,6 +184,56 @@ export function makePlan(spec: SimSpec, conv: Conversation, wantThinking: boolea
   }
   const text = conv.toolResult !== undefined ? toolResultText(conv.toolResult) : helloText(spec.model, conv.lastUserText);
   return { thinking, text, outputTokens: Math.max(1, countWords(text)) + thinkingTokens, thinkingTokens };
+}
+
+// ---- the search model: the gateway offers a `web_search` function (decisions §11) -------------------
+
+const SEARCH_TOOL = 'web_search';
+/** the first line of each result the gateway feeds back (lib/search/feed.ts RESULT_HEADER) */
+const RESULT_HEADER = '[web_search result]';
+
+/** How many search results the conversation already holds. */
+export function searchesDone(value: unknown): number {
+  const text = JSON.stringify(value ?? null);
+  let n = 0;
+  for (let at = text.indexOf(RESULT_HEADER); at >= 0; at = text.indexOf(RESULT_HEADER, at + 1)) n++;
+  return n;
+}
+
+/**
+ * The answer to search results: a sentence per result (up to `cite`, default 2) naming its title and
+ * citing its id with the gateway's marker 【id】; without results, what the result said.
+ */
+export function citedAnswer(result: string, spec: SimSpec): string {
+  const ids = [...result.matchAll(/^\d+\. id: (ws_[a-z2-7]+)\n {3}title: (.*)$/gm)].slice(0, optInt(spec, 'cite', 2));
+  if (ids.length === 0) {
+    const why = result.split('\n').find((l) => l !== '' && !l.startsWith(RESULT_HEADER)) ?? 'nothing';
+    return `I could not search: ${head(why, 120)}`;
+  }
+  return ['Here is what I found.', ...ids.map(([, id, title]) => ` ${title} covers it.\u3010${id}\u3011`)].join('');
+}
+
+/**
+ * With a `web_search` tool offered and no other tool named in the prompt: search (option `searches`,
+ * default 1, rounds of one call each; `with=<tool>` calls that client tool in the same turn), then
+ * answer citing the results.
+ */
+function searchPlan(spec: SimSpec, conv: Conversation): Pick<DemoPlan, 'text' | 'tool' | 'also'> | undefined {
+  if (conv.toolsDisabled || !conv.tools.some((t) => t.name === SEARCH_TOOL)) return undefined;
+  const fed = conv.searchesDone ?? 0;
+  const fromSearch = conv.toolResult === undefined || conv.toolResult.includes(RESULT_HEADER);
+  if (!fromSearch) return undefined;
+  const named = conv.tools.find((t) => t.name !== SEARCH_TOOL && conv.lastUserText.toLowerCase().includes(t.name.toLowerCase()));
+  if (named !== undefined && conv.toolResult === undefined) return undefined;
+  if (fed < optInt(spec, 'searches', 1)) {
+    const query = head(conv.lastUserText, 120) + (fed > 0 ? ` (more ${fed})` : '');
+    const args = { query };
+    // `with=<tool>`: the same turn also calls that client tool (a turn mixing search and client calls)
+    const other = conv.tools.find((t) => t.name === spec.opts.get('with'));
+    const also = other === undefined ? {} : { also: { name: other.name, argsJson: JSON.stringify(argsForSchema(other.schema, 0, other.name)) } };
+    return { tool: { name: SEARCH_TOOL, args, argsJson: JSON.stringify(args) }, ...also };
+  }
+  return conv.toolResult === undefined ? undefined : { text: citedAnswer(conv.toolResult, spec) };
 }
 
 /** Splits text into `n` (option `deltas`, default 5) pieces of roughly equal length. */

@@ -1,7 +1,6 @@
 // The demo model on the OpenAI Responses protocol (`POST /v1/responses`), JSON and SSE.
 import {
-  cacheUsage, contentText, lastText, makePlan, simSignature, splitDeltas, verifySignature, type Conversation, type ToolDef,
-} from './demo.js';
+  cacheUsage, contentText, lastText, makePlan, simSignature, splitDeltas, verifySignature, type Conversation, type ToolDef, searchesDone } from './demo.js';
 import type { Frame, Outcome } from './io.js';
 import { asArr, asStr, isObj, jsonTokens, type Obj } from './json.js';
 import type { DemoCtx } from './spec.js';
@@ -51,6 +50,7 @@ export function responsesConversation(body: Obj): Conversation {
   const tc = body.tool_choice;
   return {
     lastUserText,
+    searchesDone: searchesDone(body.input),
     toolResult: outputs.length > 0 ? outputs.join('\n') : undefined,
     tools,
     toolsDisabled: tc === 'none',

@@ -8,10 +8,11 @@ import { chatDemo, validateChat } from './chat.js';
 import { deliver, sendStatusFault } from './faults.js';
 import { replayFixture } from './fixtures.js';
 import { Out, type Outcome, type Proto } from './io.js';
+import { searchesDone } from './demo.js';
 import { isObj, type Obj } from './json.js';
 import { RequestLog, type SimRequest } from './log.js';
 import { responsesDemo, validateResponses } from './responses.js';
-import { FAULT_KINDS, Ids, isFaultKind, optInt, parseSimModel, type DemoCtx, type FaultKind } from './spec.js';
+import { FAULT_KINDS, Ids, isFaultKind, optFlag, optInt, parseSimModel, type DemoCtx, type FaultKind } from './spec.js';
 import { transcriptionDemo, validateUpload, type Upload } from './transcription.js';
 import { closeNow, listen } from '../listen.js';
 
@@ -175,7 +176,10 @@ async function handle(req: IncomingMessage, res: ServerResponse, st: State): Pro
   if (spec.behaviour === 'fixture') return replayFixture(out, spec, stream);
 
   let kind: FaultKind | undefined;
-  if (spec.behaviour === 'fault') {
+  // `;after-search`: the fault hits only a request that already holds a web search result (the
+  // gateway's search loop fails over mid-loop); before, the demo model answers
+  const faulty = spec.behaviour === 'fault' && !(optFlag(spec, 'after-search') && searchesDone(body) === 0);
+  if (faulty) {
     if (!isFaultKind(spec.arg)) return out.error(400, `sim: unknown fault kind "${spec.arg}"; known kinds: ${FAULT_KINDS.join(', ')}`);
     if (sendStatusFault(out, spec.arg, spec)) return;
     if (spec.arg === 'reset-before') return await out.destroy();

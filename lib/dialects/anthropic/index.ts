@@ -13,6 +13,7 @@ import { createSealer } from '../../search/seal.js';
 import { anthropicNative } from './request.js';
 import { validateMessagesRequest } from './validate.js';
 import { messagesDiagnostics } from './diagnostics.js';
+import { anthropicSearchTurns } from './search-turns.js';
 
 const UPSTREAM_CODES = new Set(['GW_ERR_UPSTREAM', 'GW_ERR_UPSTREAM_RATE_LIMITED', 'GW_ERR_UPSTREAM_OVERLOADED', 'GW_ERR_PROVIDER_UNAVAILABLE']);
 
@@ -55,6 +56,7 @@ export const anthropic = {
   // a Messages client sees the id of the Anthropic upstream that answered, ours in x-gateway-request-id
   requestId: { header: 'request-id', upstreamProtocol: 'anthropic' },
   conversation: readMessagesConversation,
+  searchTurns: anthropicSearchTurns,
 } as const satisfies Dialect;
 
 // the Messages endpoints' header and query checks (hooks in lib/endpoints.ts, before the body)

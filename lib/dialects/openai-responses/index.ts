@@ -9,6 +9,7 @@ import { validateResponsesRequest } from './client-validate.js';
 import { readResponsesConversation } from './conversation.js';
 import { responsesDecoder } from './events.js';
 import { responsesNative } from './request.js';
+import { responsesSearchTurns } from './search-turns.js';
 
 export const openaiResponses = {
   name: 'openai-responses',
@@ -22,4 +23,5 @@ export const openaiResponses = {
   rateLimitHeaders: OPENAI_RATE_LIMIT_HEADERS,
   requestId: OPENAI_REQUEST_ID,
   conversation: readResponsesConversation,
+  searchTurns: responsesSearchTurns,
 } as const satisfies Dialect;
