@@ -27,11 +27,33 @@ function taken(tools: readonly JsonValue[], name: string): boolean {
   return tools.some((t) => isObject(t) && ((t.name === name && !isHostedSearch(t)) || (t.type === 'namespace' && taken(Array.isArray(t.tools) ? t.tools : [], name))));
 }
 
+/**
+ * A `web_search_call` item sent back in history (Codex sends every output item back) was a search the
+ * gateway ran, since it runs every Responses search: the upstream sees it as the call of the function
+ * that stands in for the hosted tool, with what the item still says (the query and the sources' URLs;
+ * the snippets were never in it), so no upstream meets an item it did not make.
+ */
+function pastSearchAsCall(item: JsonValue, fn: SearchFunction): JsonValue[] {
+  if (!isObject(item) || item.type !== 'web_search_call') return [item];
+  const action = isObject(item.action) ? item.action : {};
+  const query = typeof action.query === 'string' ? action.query : '';
+  const urls = (Array.isArray(action.sources) ? action.sources : []).flatMap((s) => (isObject(s) && typeof s.url === 'string' ? [s.url] : []));
+  const callId = typeof item.id === 'string' ? item.id : `ws_history_${query.length}`;
+  const output = urls.length > 0 ? `[web_search result] query: ${query}\nsources:\n${urls.join('\n')}` : `[web_search result] query: ${query}\nno sources`;
+  return [
+    { type: 'function_call', call_id: callId, name: fn.name, arguments: JSON.stringify({ query }) },
+    { type: 'function_call_output', call_id: callId, output },
+  ];
+}
+
 function offer(body: JsonObject, fn: SearchFunction): JsonObject | null {
   const tools = toolsOf(body);
   if (taken(tools, fn.name)) return null;
   const kept = tools.filter((t) => !isHostedSearch(t));
   const out: JsonObject = { ...body, tools: [...kept, { type: 'function', name: fn.name, description: fn.description, parameters: fn.parameters, strict: false }] };
+  if (Array.isArray(body.input) && body.input.some((i) => isObject(i) && i.type === 'web_search_call')) {
+    out.input = body.input.flatMap((i) => pastSearchAsCall(i, fn));
+  }
   // choosing the hosted tool now chooses the function that stands in for it
   if (isObject(body.tool_choice) && typeof body.tool_choice.type === 'string' && WEB_SEARCH_TOOL.test(body.tool_choice.type)) {
     out.tool_choice = { type: 'function', name: fn.name };
