@@ -48,11 +48,7 @@ export function train(options: FitOptions = SHIPPED): Trained {
   const models: string[] = [];
   const priors = new Map<string, number[]>();
   const items = loadItems('train', models, priors, options.balance);
-  const prior = (name: string): number => {
-    const means = priors.get(name)!;
-    return Math.min(0.95, Math.max(0.05, means.reduce((a, b) => a + b, 0) / means.length));
-  };
-  const result = fit(items, models.map((name) => ({ name, prior: prior(name) })), skillNames(options), SKILLS.length, options);
+  const result = fit(items, fitModels(models, priors), skillNames(options), SKILLS.length, options);
   const profiles: WeightsFile['profiles'] = {};
   models.forEach((name, m) => (profiles[name] = result.profiles[m]!));
   const file: WeightsFile = {
@@ -70,8 +66,16 @@ export function train(options: FitOptions = SHIPPED): Trained {
   return { file, models };
 }
 
+/** The models with their starting ability: the mean of their train means over the datasets. */
+export function fitModels(models: readonly string[], priors: Map<string, number[]>): { name: string; prior: number }[] {
+  return models.map((name) => {
+    const means = priors.get(name)!;
+    return { name, prior: Math.min(0.95, Math.max(0.05, means.reduce((a, b) => a + b, 0) / means.length)) };
+  });
+}
+
 /** The profile's offsets: the named skills, then every member's free factors, member after member. */
-function skillNames(options: FitOptions): string[] {
+export function skillNames(options: FitOptions): string[] {
   return [...SKILLS, ...factorNames(options.members * options.factors)];
 }
 
@@ -79,16 +83,15 @@ export function weightsText(file: WeightsFile): string {
   return `${JSON.stringify(file, null, 1)}\n`;
 }
 
-async function main(): Promise<void> {
-  const { values } = parseArgs({
-    options: {
-      out: { type: 'string' }, dev: { type: 'boolean' },
-      epochs: { type: 'string' }, rate: { type: 'string' }, 'profile-rate': { type: 'string' }, l2: { type: 'string' },
-      'profile-l2': { type: 'string' }, mix: { type: 'string' }, seed: { type: 'string' }, factors: { type: 'string' }, balance: { type: 'string' }, members: { type: 'string' },
-    },
-  });
+/** The fit options a command line may override (train.ts and cross-validate.ts share them). */
+export const FIT_ARGS = {
+  epochs: { type: 'string' }, rate: { type: 'string' }, 'profile-rate': { type: 'string' }, l2: { type: 'string' },
+  'profile-l2': { type: 'string' }, mix: { type: 'string' }, seed: { type: 'string' }, factors: { type: 'string' }, balance: { type: 'string' }, members: { type: 'string' },
+} as const;
+
+export function fitOptionsFrom(values: Partial<Record<keyof typeof FIT_ARGS, string>>): FitOptions {
   const num = (v: string | undefined, d: number): number => (v === undefined ? d : Number(v));
-  const options: FitOptions = {
+  return {
     seed: num(values.seed, SHIPPED.seed), epochs: num(values.epochs, SHIPPED.epochs), rate: num(values.rate, SHIPPED.rate),
     profileRate: num(values['profile-rate'], SHIPPED.profileRate), l2: num(values.l2, SHIPPED.l2),
     profileL2: num(values['profile-l2'], SHIPPED.profileL2), mixWeight: num(values.mix, SHIPPED.mixWeight),
@@ -96,6 +99,11 @@ async function main(): Promise<void> {
     balance: num(values.balance, SHIPPED.balance),
     members: num(values.members, SHIPPED.members),
   };
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({ options: { out: { type: 'string' }, dev: { type: 'boolean' }, ...FIT_ARGS } });
+  const options = fitOptionsFrom(values);
   const started = Date.now();
   const { file } = train(options);
   const out = values.out ?? join(REPO_ROOT, 'lib/router/weights.json');

@@ -1,8 +1,8 @@
 // The router's encoder: a RouterInput → a sparse feature vector, in process, with no allocation per
 // request. Hashed word unigrams and bigrams and character trigrams of the recent turns (lowercased,
 // digits folded to one class so "17 + 25" and "3 + 4" share grams), each group L2-normalised, plus a
-// few structural features (length, turns, code, math, tools, effort, attachments) at fixed slots
-// after the hashed ones. One Encoder owns its buffers: it is reused request after request (the
+// few structural features (length, turns, code, math, tools, effort, attachments, and soft bins of
+// the length and of the step counts) at fixed slots after the hashed ones. One Encoder owns its buffers: it is reused request after request (the
 // router is single-threaded, like the event loop it runs on).
 import type { RouterEffort, RouterInput, RouterTurn } from './router-api.js';
 
@@ -15,6 +15,12 @@ export const STRUCTURAL = [
   'bias', 'log-chars', 'turns', 'user-turns', 'tool-turns', 'code', 'code-fence', 'math', 'latex', 'digits',
   'questions', 'choices', 'lines', 'words', 'numbers', 'sentences', 'tools', 'attachments', 'log-input-tokens',
   'effort-none', 'effort-minimal', 'effort-low', 'effort-medium', 'effort-high', 'effort-xhigh',
+  // soft bins over log2 of the length and of the step counts (see softBins)
+  'chars-64', 'chars-128', 'chars-256', 'chars-512', 'chars-1k', 'chars-2k', 'chars-4k', 'chars-8k',
+  'sentences-1', 'sentences-2', 'sentences-4', 'sentences-8', 'sentences-16',
+  'numbers-1', 'numbers-2', 'numbers-4', 'numbers-8', 'numbers-16', 'numbers-32',
+  // the length bins again, for a word problem (numbers, no options): there the length is the steps
+  'problem-chars-64', 'problem-chars-128', 'problem-chars-256', 'problem-chars-512', 'problem-chars-1k', 'problem-chars-2k', 'problem-chars-4k', 'problem-chars-8k',
 ] as const;
 export const FEATURES = HASH_SIZE + STRUCTURAL.length;
 
@@ -128,6 +134,23 @@ export class Encoder {
     this.set(S('attachments'), Math.log1p(input.attachments) / 2);
     this.set(S('log-input-tokens'), Math.log1p(Math.max(0, input.inputTokens)) / 10);
     if (input.effort !== null) this.set(HASH_SIZE + EFFORT_SLOT[input.effort], 1);
+    this.softBins(S('chars-64'), 8, chars, 6);
+    this.softBins(S('sentences-1'), 5, sentences, 0);
+    this.softBins(S('numbers-1'), 6, numbers, 0);
+    if (numbers >= 3 && choices < 2) this.softBins(S('problem-chars-64'), 8, chars, 6);
+  }
+
+  /**
+   * A count spread over `n` slots whose centres are 2^from, 2^(from+1), …: the two nearest share
+   * the weight by how close log2(count) is to each, so a linear head reads the length (or the
+   * number of steps) non-linearly — a problem twice as long is not twice as hard at every length.
+   */
+  private softBins(first: number, n: number, count: number, from: number): void {
+    const v = Math.min(n - 1, Math.max(0, Math.log2(Math.max(1, count)) - from));
+    const i = Math.floor(v);
+    const frac = v - i;
+    this.set(first + i, 1 - frac);
+    if (i + 1 < n) this.set(first + i + 1, frac);
   }
 
   private clear(): void {
