@@ -17,6 +17,8 @@ const BY_STATUS: Record<number, string[]> = {
   // not in the spec's table: Node's own 408 and 431, now in the envelope (issue #18); the client's request is at fault
   408: ['invalid_request_error'],
   431: ['invalid_request_error'],
+  // not in the spec's table either: the admin API's 409 (a duplicate id, a row the config file owns); the request is at fault
+  409: ['invalid_request_error'],
   413: ['request_too_large'],
   429: ['rate_limit_error'],
   499: ['api_error'],
