@@ -1,6 +1,6 @@
 // The gateway configuration of a benchmark run: both providers point at the bench upstream, one
 // key of an organisation with plenty of credits, a file-backed SQLite store, full validation.
-import { CLAUDE, GPT, BENCH_KEY, slowClaude } from './bodies.js';
+import { CLAUDE, GPT, GPT_RESPONSES, BENCH_KEY, slowClaude } from './bodies.js';
 
 /** the slow-stream models the memory scenario may use (full and quick) */
 /** the transcription model (OpenAI transcriptions API on the bench upstream) */
@@ -11,7 +11,7 @@ export const SLOW_MODELS = [slowClaude(20, 250), slowClaude(10, 100)];
 /** `metrics: false` turns the Prometheus series off (`--metrics off`), to see what they cost per request. */
 export function benchConfig(o: { upstreamUrl: string; storeFile: string; logLevel: string; store?: string; metrics?: boolean }): Record<string, unknown> {
   const pricing = { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 };
-  const model = (id: string, provider: string, api: 'messages' | 'chat'): Record<string, unknown> => ({
+  const model = (id: string, provider: string, api: 'messages' | 'chat' | 'responses'): Record<string, unknown> => ({
     id,
     deployments: [{ provider, model: id, api }],
     pricing,
@@ -31,6 +31,7 @@ export function benchConfig(o: { upstreamUrl: string; storeFile: string; logLeve
     models: [
       model(CLAUDE, 'bench-anthropic', 'messages'),
       model(GPT, 'bench-openai', 'chat'),
+      model(GPT_RESPONSES, 'bench-openai', 'responses'),
       ...SLOW_MODELS.map((m) => model(m, 'bench-anthropic', 'messages')),
       // for upload scenarios: the bench upstream streams the upload away and answers a short text
       { id: TRANSCRIBE, deployments: [{ provider: 'bench-openai', model: TRANSCRIBE, api: 'transcriptions' }], pricing: { input: 2.5, output: 10 }, input: ['audio'] },

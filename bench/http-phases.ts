@@ -30,12 +30,12 @@ interface Measured {
 }
 
 /** The closed-loop throughput phase, with the target's CPU time, peak RSS and the machine's other load. */
-async function measureLoad(env: BenchEnv, t: Target, spec: ReturnType<HttpScenario['request']>, seconds: number): Promise<Measured> {
+async function measureLoad(env: BenchEnv, t: Target, spec: ReturnType<HttpScenario['request']>, seconds: number, connections: number): Promise<Measured> {
   const hwm = resetPeak(t.pid);
   const sampler = rssSampler(t.pid, 200);
   const cpu0 = cpuSeconds(t.pid);
   const meter = noiseMeter(env.ours());
-  const load = await runLoad(t.url, spec, { connections: env.connections, seconds });
+  const load = await runLoad(t.url, spec, { connections, seconds });
   const noise = meter.end();
   const cpu = cpuSeconds(t.pid) - cpu0;
   const sampled = sampler.stop();
@@ -46,6 +46,7 @@ async function measureLoad(env: BenchEnv, t: Target, spec: ReturnType<HttpScenar
 export async function runHttp(env: BenchEnv, sc: HttpScenario, targets: Target[], timing: Timing, ref?: Row): Promise<Row[]> {
   const log = env.log;
   const spec = sc.request(env);
+  const connections = sc.connections ?? env.connections;
   const rows: Row[] = [];
   const measured: { t: Target; row: Row; m: Measured }[] = [];
   // 1. closed loop at N connections: throughput, CPU, memory. The phase is split into rounds that
@@ -61,15 +62,15 @@ export async function runHttp(env: BenchEnv, sc: HttpScenario, targets: Target[]
       continue;
     }
     log(`  ${sc.name} → ${t.name}: warm-up ${timing.warm}s`);
-    await runLoad(t.url, spec, { connections: env.connections, seconds: timing.warm });
+    await runLoad(t.url, spec, { connections, seconds: timing.warm });
     live.push(t);
   }
   const rounds = new Map<Target, Measured[]>(live.map((t) => [t, []]));
   const perRound = timing.seconds / timing.rounds;
   for (let r = 0; r < timing.rounds; r++) {
     for (const t of live) {
-      log(`  ${sc.name} → ${t.name}: load round ${r + 1}/${timing.rounds}, ${perRound.toFixed(1)}s at ${env.connections} connections`);
-      rounds.get(t)!.push(await measureLoad(env, t, spec, perRound));
+      log(`  ${sc.name} → ${t.name}: load round ${r + 1}/${timing.rounds}, ${perRound.toFixed(1)}s at ${connections} connections`);
+      rounds.get(t)!.push(await measureLoad(env, t, spec, perRound, connections));
     }
   }
   for (const t of live) {
@@ -97,22 +98,25 @@ export async function runHttp(env: BenchEnv, sc: HttpScenario, targets: Target[]
     measured.push({ t, row, m });
   }
   // 2. paced, at the same rate for every target (well below the slowest one's capacity): latency
-  // without queueing; then time to first token at concurrency 1
+  // without queueing; then one request at a time (concurrency 1): whole-answer latency and, for a
+  // stream, time to first token
   const slowest = Math.min(...measured.map((x) => x.m.load.rps), ref?.rps ?? Infinity);
   const rate = Math.max(20, Math.min(timing.pace, Math.floor(slowest * 0.3)));
   for (const { t, row, m } of measured) {
-    log(`  ${sc.name} → ${t.name}: paced ${timing.paced}s at ${rate}/s${sc.stream ? `, TTFT ×${timing.ttftN}` : ''}`);
-    const paced = await runPaced(t.url, spec, { connections: env.connections, seconds: timing.paced, rate });
-    const ttft = sc.stream ? await measureTtft(t.url, spec, timing.ttftN, timing.ttftMaxMs) : undefined;
+    log(`  ${sc.name} → ${t.name}: paced ${timing.paced}s at ${rate}/s, concurrency 1 ×${timing.ttftN}`);
+    const paced = await runPaced(t.url, spec, { connections, seconds: timing.paced, rate });
+    const serial = await measureTtft(t.url, spec, timing.ttftN, timing.ttftMaxMs, sc.stream);
+    const ttft = sc.stream ? serial : undefined;
     row.pacedP50 = paced.p50;
     row.pacedP99 = paced.p99;
-    row.extra = { ...row.extra, paced, pacedRate: rate, ttft };
+    row.serialP50 = serial.total.p50;
+    row.extra = { ...row.extra, paced, pacedRate: rate, serial };
     if (ttft) {
       row.ttft = ttft.firstToken.p50;
       row.ttftP99 = ttft.firstToken.p99;
     }
     const all = rounds.get(t) ?? [m];
-    const failed = all.reduce((n, x) => n + x.load.failed, 0) + paced.failed + (ttft?.failed ?? 0);
+    const failed = all.reduce((n, x) => n + x.load.failed, 0) + paced.failed + serial.failed;
     if (failed > 0) row.notes.push(`${failed} failed responses ${JSON.stringify(Object.assign({}, ...all.map((x) => x.load.statuses), paced.statuses))}`);
   }
   const bare = ref ?? measured.find((x) => x.t.name === 'bare')?.row;
@@ -136,5 +140,7 @@ export function compare(row: Row, bare: Row): void {
     row.addP99 = row.pacedP99! - bare.pacedP99!;
   }
   if (row.ttft !== undefined && bare.ttft !== undefined) row.addTtft = row.ttft - bare.ttft;
+  if (row.serialP50 !== undefined && bare.serialP50 !== undefined) row.addSerialP50 = row.serialP50 - bare.serialP50;
+  if (row.cpuUsPerReq !== undefined && bare.cpuUsPerReq) row.cpuRatio = row.cpuUsPerReq / bare.cpuUsPerReq;
 }
 

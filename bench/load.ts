@@ -4,6 +4,7 @@
 import { createRequire } from 'node:module';
 import { Agent, Pool } from 'undici';
 import type { HttpRequestSpec } from './scenario.js';
+import { runWrk, wrkFor } from './wrk.js';
 
 interface AutocannonResult {
   errors: number;
@@ -58,6 +59,14 @@ class Samples {
  * `rate` requests/s in all when given (a paced run: latency without queueing).
  */
 export function runLoad(baseUrl: string, spec: HttpRequestSpec, o: { connections: number; seconds: number; rate?: number; maxRequests?: number }): Promise<LoadResult> {
+  if (!o.rate && !o.maxRequests && wrkFor(o.seconds)) {
+    return runWrk(baseUrl, spec, o).then((w): LoadResult => {
+      const statuses: Record<string, number> = w.statusErrors > 0 ? { 'non-2xx': w.statusErrors } : {};
+      const ok = w.requests - w.statusErrors;
+      const failed = w.statusErrors + w.timeouts;
+      return { rps: ok / Math.max(w.seconds, 1e-3), ok, failed, statuses, p50: w.p50, p90: w.p90, p99: w.p99, seconds: w.seconds };
+    });
+  }
   return new Promise((resolve, reject) => {
     const lat = new Samples();
     let ok = 0;
@@ -109,7 +118,7 @@ export function runLoad(baseUrl: string, spec: HttpRequestSpec, o: { connections
 
 /** Does this chunk of an answer carry generated text (the first token)? */
 export function hasToken(text: string): boolean {
-  return text.includes('"text_delta"') || /"content":"[^"]/.test(text);
+  return text.includes('"text_delta"') || text.includes('output_text.delta') || /"content":"[^"]/.test(text);
 }
 
 export interface ProbeResult {
@@ -140,13 +149,13 @@ function agentRequest(agent: Agent | Pool, baseUrl: string, spec: HttpRequestSpe
 export function answerProblem(p: ProbeResult, stream: boolean): string | null {
   if (p.status !== 200) return `HTTP ${p.status}: ${p.body.replace(/\s+/g, ' ').slice(0, 300)}`;
   if (stream) {
-    if (!p.body.includes('message_stop') && !p.body.includes('[DONE]')) return `stream did not finish: ${p.body.slice(-300)}`;
+    if (!p.body.includes('message_stop') && !p.body.includes('[DONE]') && !p.body.includes('response.completed')) return `stream did not finish: ${p.body.slice(-300)}`;
     if (/event: error|"type":"error"|"error":\{/.test(p.body)) return `stream carried an error: ${p.body.slice(-300)}`;
     return null;
   }
   try {
     const v = JSON.parse(p.body) as Record<string, unknown>;
-    if (!v.content && !v.choices) return `unexpected JSON answer: ${p.body.slice(0, 300)}`;
+    if (!v.content && !v.choices && !v.output) return `unexpected JSON answer: ${p.body.slice(0, 300)}`;
   } catch {
     return `answer is not JSON: ${p.body.slice(0, 300)}`;
   }
@@ -163,8 +172,11 @@ export interface TtftResult {
   failed: number;
 }
 
-/** `n` requests one after another (concurrency 1, for at most `maxMs`): time to first byte / token. */
-export async function measureTtft(baseUrl: string, spec: HttpRequestSpec, n: number, maxMs: number): Promise<TtftResult> {
+/**
+ * `n` requests one after another (concurrency 1, for at most `maxMs`): time to first byte / token
+ * and the whole answer. `stream: false`: a JSON answer, whose first byte counts as its first token.
+ */
+export async function measureTtft(baseUrl: string, spec: HttpRequestSpec, n: number, maxMs: number, stream = true): Promise<TtftResult> {
   const pool = new Pool(new URL(baseUrl).origin, { connections: 1, pipelining: 1 });
   const fb: number[] = [];
   const ft: number[] = [];
@@ -181,6 +193,7 @@ export async function measureTtft(baseUrl: string, spec: HttpRequestSpec, n: num
       for await (const chunk of res.body) {
         const now = performance.now();
         if (first === 0) first = now;
+        if (token === 0 && !stream) token = now;
         if (token === 0) {
           const text = carry + (chunk as Buffer).toString('latin1');
           if (hasToken(text)) token = now;

@@ -51,6 +51,11 @@ export interface Row {
   /** saturated run: gateway p50/p99 minus the bare proxy's */
   satAddP50?: number;
   satAddP99?: number;
+  /** whole-answer latency p50 at concurrency 1 (one request at a time), and gateway minus bare */
+  serialP50?: number;
+  addSerialP50?: number;
+  /** gateway CPU µs per request ÷ the bare proxy's */
+  cpuRatio?: number;
   ttft?: number;
   ttftP99?: number;
   addTtft?: number;
@@ -75,6 +80,15 @@ export interface HttpScenario {
   request(env: BenchEnv): HttpRequestSpec;
   /** one of the scenarios the targets are judged on (and profiled by default) */
   main?: boolean;
+  /** closed-loop connections of this scenario's throughput phase (default: the runner's, 16) */
+  connections?: number;
+  /** a row issue #21 is judged on (geometric mean of ×bare, conc-1 latency, CPU, see table.ts) */
+  judged?: boolean;
+}
+
+/** The same scenario at another concurrency, named `<name>@<connections>`. */
+export function atConnections(sc: HttpScenario, connections: number): HttpScenario {
+  return { ...sc, name: `${sc.name}@${connections}`, title: `${sc.title}, ${connections} connections`, connections };
 }
 
 export interface CustomScenario {

@@ -16,9 +16,12 @@ export const COLUMNS = [
   'p50 ms',
   'p99 ms',
   'added p50 / p99 ms (paced)',
+  'conc-1 p50 ms',
+  'conc-1 added ms',
   'TTFT p50 ms',
   'TTFT added ms',
   'CPU µs/req',
+  'CPU ×bare',
   'CPU %',
   'peak RSS MB',
   'noise %',
@@ -26,7 +29,7 @@ export const COLUMNS = [
 ];
 
 export function formatRow(r: Row): string[] {
-  if (r.skipped) return [r.scenario, r.target, 'skipped', '', '', '', '', '', '', '', '', '', '', r.skipped.replace(/\|/g, '\\|').slice(0, 200)];
+  if (r.skipped) return [r.scenario, r.target, 'skipped', '', '', '', '', '', '', '', '', '', '', '', '', '', r.skipped.replace(/\|/g, '\\|').slice(0, 200)];
   let added = '—';
   if (r.addP50 !== undefined) added = `${f(r.addP50, 2, true)} / ${f(r.addP99, 2, true)}`;
   else if (r.pacedP50 !== undefined) added = `(${f(r.pacedP50)} / ${f(r.pacedP99)})`;
@@ -38,9 +41,12 @@ export function formatRow(r: Row): string[] {
     f(r.p50),
     f(r.p99),
     added,
+    f(r.serialP50),
+    r.addSerialP50 !== undefined ? f(r.addSerialP50, 2, true) : '',
     f(r.ttft),
     r.addTtft !== undefined ? f(r.addTtft, 2, true) : '',
     int(r.cpuUsPerReq),
+    r.cpuRatio !== undefined ? f(r.cpuRatio) : '',
     r.cpuPct !== undefined ? int(r.cpuPct) : '',
     f(r.peakRssMB, 0),
     r.noise ?? '',
@@ -63,9 +69,9 @@ export interface TargetCheck {
 
 const PORTKEY = { json: 1700, stream: 1000 };
 
-export function checkTargets(rows: Row[]): TargetCheck[] {
+export function checkTargets(rows: Row[], judged: string[] = []): TargetCheck[] {
   const gw = (scenario: string): Row | undefined => rows.find((r) => r.scenario === scenario && r.target === 'gateway' && !r.skipped);
-  const out: TargetCheck[] = [];
+  const out: TargetCheck[] = judgedTargets(rows, judged);
   const ratioCheck = (scenario: string, kind: 'json' | 'stream'): void => {
     const r = gw(scenario);
     out.push({ name: `${scenario}: ≥ 0.5× bare req/s (stretch 0.7×)`, value: r?.ratio !== undefined ? `${f(r.ratio)}×${r.ratio >= 0.7 ? ' (stretch met)' : ''}` : 'n/a', met: r?.ratio !== undefined ? r.ratio >= 0.5 : null });
@@ -84,6 +90,11 @@ export function checkTargets(rows: Row[]): TargetCheck[] {
     out.push({ name: `${r.scenario}: TTFT added ≤ 1 ms at p50`, value: `${f(r.addTtft, 2, true)} ms`, met: r.addTtft <= 1 });
   }
   const slow = gw('slow-streams');
+  const slowBare = rows.find((r) => r.scenario === 'slow-streams' && r.target === 'bare' && !r.skipped);
+  if (slow?.peakRssMB !== undefined && slowBare?.peakRssMB !== undefined) {
+    const ratio = slow.peakRssMB / slowBare.peakRssMB;
+    out.push({ name: 'slow-streams: peak RSS within 20 % of the bare proxy\'s (#21)', value: `${f(slow.peakRssMB, 0)} MB vs ${f(slowBare.peakRssMB, 0)} MB: ${f(ratio)}×`, met: ratio <= 1.2 });
+  }
   if (slow) {
     const streams = (slow.extra?.streams as number | undefined) ?? 0;
     const open = (slow.extra?.maxOpen as number | undefined) ?? 0;
@@ -93,6 +104,30 @@ export function checkTargets(rows: Row[]): TargetCheck[] {
   const rise = upload?.extra?.rssRiseBytes as number | undefined;
   const size = upload?.extra?.uploadBytes as number | undefined;
   out.push({ name: 'transcription upload: RSS rises by less than the upload size', value: rise !== undefined && size !== undefined ? `+${f(rise / 1048576, 1)} MB for ${f(size / 1048576, 0)} MB` : 'n/a (scenario not run)', met: rise !== undefined && size !== undefined ? rise < size : null });
+  return out;
+}
+
+/**
+ * Issue #21's targets over its rows (same-dialect pairs, 4-turn body, 16 and 64 connections): the
+ * geometric mean of ×bare ≥ 0.5 and no row below 0.35; at concurrency 1, ≤ 0.5 ms added at p50 to
+ * the whole answer and to the first token; CPU per request ≤ 2× the bare proxy's (all four pairs
+ * are native paths).
+ */
+export function judgedTargets(rows: Row[], judged: string[]): TargetCheck[] {
+  if (judged.length === 0) return [];
+  const gws = judged.map((s) => rows.find((r) => r.scenario === s && r.target === 'gateway' && !r.skipped));
+  const measured = gws.filter((r): r is Row => r?.ratio !== undefined);
+  const out: TargetCheck[] = [];
+  const missing = judged.length - measured.length;
+  const geo = measured.length > 0 ? Math.exp(measured.reduce((a, r) => a + Math.log(r.ratio!), 0) / measured.length) : undefined;
+  out.push({ name: `#21: geometric mean of ×bare over ${judged.length} rows ≥ 0.5`, value: geo !== undefined ? `${f(geo)}×${missing > 0 ? ` (${missing} row(s) not measured)` : ''}` : 'n/a', met: geo !== undefined && missing === 0 ? geo >= 0.5 : null });
+  const lowest = measured.reduce<Row | undefined>((lo, r) => (lo === undefined || r.ratio! < lo.ratio! ? r : lo), undefined);
+  out.push({ name: '#21: no row below 0.35× bare', value: lowest ? `lowest ${lowest.scenario} ${f(lowest.ratio)}×` : 'n/a', met: lowest && missing === 0 ? lowest.ratio! >= 0.35 : null });
+  for (const r of measured) {
+    const latency = [`conc-1 ${f(r.addSerialP50, 2, true)} ms`, ...(r.addTtft !== undefined ? [`TTFT ${f(r.addTtft, 2, true)} ms`] : [])].join(', ');
+    out.push({ name: `#21 ${r.scenario}: added p50 at concurrency 1 ≤ 0.5 ms (whole answer${r.addTtft !== undefined ? ' and first token' : ''})`, value: latency, met: r.addSerialP50 !== undefined ? r.addSerialP50 <= 0.5 && (r.addTtft === undefined || r.addTtft <= 0.5) : null });
+    out.push({ name: `#21 ${r.scenario}: CPU per request ≤ 2× bare`, value: `${int(r.cpuUsPerReq)} µs = ${f(r.cpuRatio)}×`, met: r.cpuRatio !== undefined ? r.cpuRatio <= 2 : null });
+  }
   return out;
 }
 

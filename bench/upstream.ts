@@ -1,5 +1,5 @@
-// Benchmark upstream: a minimal, fast mock of the Anthropic Messages and OpenAI Chat Completions
-// APIs (JSON and SSE), so that the upstream is never what limits a run. Answers are built once per
+// Benchmark upstream: a minimal, fast mock of the Anthropic Messages, OpenAI Chat Completions and
+// OpenAI Responses APIs (JSON and SSE), so that the upstream is never what limits a run. Answers are built once per
 // (protocol, model, stream, input size) and cached as bytes; the request body is read whole but not
 // parsed (the model and the stream flag are found by byte search).
 //
@@ -21,7 +21,7 @@ export interface MockSpec {
   chars: number;
 }
 
-type Proto = 'anthropic' | 'chat';
+type Proto = 'anthropic' | 'chat' | 'responses';
 
 interface Prepared {
   /** non-streaming: the whole JSON body */
@@ -114,6 +114,38 @@ function chat(spec: MockSpec, stream: boolean, inputTokens: number, includeUsage
   return { head: Buffer.from(head), deltas, body: Buffer.concat(deltas), tail: Buffer.from(tail) };
 }
 
+/** The Responses layout the simulated provider streams (lib/sim/responses.ts), one text item. */
+function responses(spec: MockSpec, stream: boolean, inputTokens: number): Prepared {
+  const id = 'resp_bench_0001';
+  const itemId = 'msg_bench_0001';
+  const texts = Array.from({ length: spec.deltas }, (_, i) => deltaText(i, spec.chars));
+  const text = texts.join('');
+  const usage = { input_tokens: inputTokens, input_tokens_details: { cached_tokens: 0 }, output_tokens: spec.deltas, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: inputTokens + spec.deltas };
+  const item = { id: itemId, type: 'message', status: 'completed', content: [{ type: 'output_text', annotations: [], logprobs: [], text }], role: 'assistant' };
+  const response = (status: string, output: unknown[], u: unknown): Record<string, unknown> => ({
+    id, object: 'response', created_at: 1_767_225_600, status, background: false, error: null, incomplete_details: null,
+    instructions: null, max_output_tokens: null, model: spec.model, output, parallel_tool_calls: true, previous_response_id: null,
+    reasoning: { effort: null, summary: null }, service_tier: 'default', store: false, temperature: 1,
+    text: { format: { type: 'text' }, verbosity: 'medium' }, tool_choice: 'auto', tools: [], top_p: 1, truncation: 'disabled', usage: u, metadata: {},
+  });
+  if (!stream) return { json: Buffer.from(JSON.stringify(response('completed', [item], usage))) };
+  let seq = 0;
+  const ev = (type: string, fields: Record<string, unknown>): string => sse(type, { type, sequence_number: seq++, ...fields });
+  const at = { item_id: itemId, output_index: 0, content_index: 0 };
+  const head =
+    ev('response.created', { response: response('in_progress', [], null) }) +
+    ev('response.in_progress', { response: response('in_progress', [], null) }) +
+    ev('response.output_item.added', { output_index: 0, item: { ...item, status: 'in_progress', content: [] } }) +
+    ev('response.content_part.added', { ...at, part: { type: 'output_text', annotations: [], logprobs: [], text: '' } });
+  const deltas = texts.map((delta) => Buffer.from(ev('response.output_text.delta', { ...at, delta, logprobs: [] })));
+  const tail =
+    ev('response.output_text.done', { ...at, text, logprobs: [] }) +
+    ev('response.content_part.done', { ...at, part: { type: 'output_text', annotations: [], logprobs: [], text } }) +
+    ev('response.output_item.done', { output_index: 0, item }) +
+    ev('response.completed', { response: response('completed', [item], usage) });
+  return { head: Buffer.from(head), deltas, body: Buffer.concat(deltas), tail: Buffer.from(tail) };
+}
+
 const SSE_HEADERS = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' };
 const MAX_CACHE = 512;
 
@@ -135,7 +167,7 @@ export async function startUpstream(opts: { host?: string; port?: number } = {})
     let p = cache.get(key);
     if (p === undefined) {
       const spec = parseSpec(model);
-      p = proto === 'anthropic' ? anthropic(spec, stream, inputTokens) : chat(spec, stream, inputTokens, includeUsage);
+      p = proto === 'anthropic' ? anthropic(spec, stream, inputTokens) : proto === 'responses' ? responses(spec, stream, inputTokens) : chat(spec, stream, inputTokens, includeUsage);
       if (cache.size >= MAX_CACHE) cache.clear();
       cache.set(key, p);
     }
@@ -203,6 +235,7 @@ export async function startUpstream(opts: { host?: string; port?: number } = {})
     let proto: Proto | null = null;
     if (path.startsWith('/v1/messages')) proto = 'anthropic';
     else if (path.startsWith('/v1/chat/completions')) proto = 'chat';
+    else if (path.startsWith('/v1/responses')) proto = 'responses';
     else if (path.startsWith('/v1/audio/transcriptions')) return transcription(req, res);
     if (proto === null || req.method !== 'POST') {
       req.resume();

@@ -9,7 +9,7 @@ import type { RequestContext } from '../context.js';
 import { upstreamMs, type ChainFacts } from '../request-log.js';
 import { UNITS_PER_USD } from '../store/types.js';
 import { exposition } from './exposition.js';
-import { Counter, Gauge, Histogram, type Series } from './series.js';
+import { Counter, Gauge, Histogram, type HistogramCell, type Series } from './series.js';
 
 /** a request's total time and its upstream time: from a fast JSON answer to a long agent stream */
 const DURATION_BOUNDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
@@ -22,7 +22,32 @@ export const NO_MODEL = 'none';
 /** a model id the catalog does not hold */
 export const UNKNOWN_MODEL = 'unknown';
 
+/** A counter's cell, kept by the caller. */
+interface CounterCell {
+  value: number;
+}
+
+const TOKEN_KINDS = ['input', 'output', 'cache_read', 'cache_write'] as const;
+
+/**
+ * The cells of one (endpoint, model), found once and kept: a request then costs one map lookup by a
+ * joined key instead of a label array and a joined key per series. Each cell is still created only
+ * when first recorded, so /metrics shows the same series as before.
+ */
+interface ModelCells {
+  readonly labels: readonly [string, string];
+  duration?: HistogramCell;
+  upstream?: HistogramCell;
+  overhead?: HistogramCell;
+  ttft?: HistogramCell;
+  readonly tokens: (CounterCell | undefined)[];
+  /** by status code, and by organization: bounded sets */
+  readonly requests: Map<number, CounterCell>;
+  readonly cost: Map<string, CounterCell>;
+}
+
 export class GatewayMetrics {
+  private readonly byModel = new Map<string, ModelCells>();
   private readonly requests = new Counter('gateway_requests_total', 'Requests answered, by endpoint, served model and the HTTP status the client saw.', ['endpoint', 'model', 'status']);
   private readonly duration = new Histogram('gateway_request_duration_seconds', 'Time from the request head to the end of its answer.', ['endpoint', 'model'], DURATION_BOUNDS);
   private readonly upstream = new Histogram(
@@ -61,31 +86,55 @@ export class GatewayMetrics {
     this.openNow = await this.openReservations();
   }
 
+  private cellsOf(endpoint: string, model: string): ModelCells {
+    const key = `${endpoint}\u0001${model}`;
+    let cells = this.byModel.get(key);
+    if (cells === undefined) {
+      cells = { labels: [endpoint, model], tokens: [undefined, undefined, undefined, undefined], requests: new Map(), cost: new Map() };
+      this.byModel.set(key, cells);
+    }
+    return cells;
+  }
+
   /** A request ended: its status as the client saw it, its charge (units) and what the chain learned. */
   requestEnded(ctx: RequestContext, status: number, costUnits: number, facts: ChainFacts): void {
     const now = Date.now();
-    const endpoint = ctx.endpoint;
     const model = modelLabel(ctx.services.catalog, facts.routed?.modelId);
-    this.requests.inc([endpoint, model, statusLabel(status)]);
+    const cells = this.cellsOf(ctx.endpoint, model);
+    const labels = cells.labels;
+    let requests = cells.requests.get(status);
+    if (requests === undefined) cells.requests.set(status, (requests = this.requests.cell([labels[0], labels[1], statusLabel(status)])));
+    requests.value++;
     const seconds = (now - ctx.startedAt) / 1000;
-    const labels = [endpoint, model];
-    this.duration.observe(labels, seconds);
+    this.duration.observeIn((cells.duration ??= this.duration.cell(labels)), seconds);
     const provider = facts.upstream;
     if (provider !== null) {
       const up = upstreamMs(provider.timing, now)! / 1000;
-      this.upstream.observe(labels, up);
-      this.overhead.observe(labels, Math.max(0, seconds - up));
+      this.upstream.observeIn((cells.upstream ??= this.upstream.cell(labels)), up);
+      this.overhead.observeIn((cells.overhead ??= this.overhead.cell(labels)), Math.max(0, seconds - up));
       const first = provider.timing.firstContentAt;
-      if (provider.stream && first !== undefined) this.ttft.observe(labels, (first - ctx.startedAt) / 1000);
+      if (provider.stream && first !== undefined) this.ttft.observeIn((cells.ttft ??= this.ttft.cell(labels)), (first - ctx.startedAt) / 1000);
     }
     const u = facts.usage;
     if (u !== null) {
-      this.tokens.inc([endpoint, model, 'input'], u.input);
-      this.tokens.inc([endpoint, model, 'output'], u.output);
-      this.tokens.inc([endpoint, model, 'cache_read'], u.cacheRead);
-      this.tokens.inc([endpoint, model, 'cache_write'], u.cacheWrite);
+      this.countTokens(cells, 0, u.input);
+      this.countTokens(cells, 1, u.output);
+      this.countTokens(cells, 2, u.cacheRead);
+      this.countTokens(cells, 3, u.cacheWrite);
     }
-    if (costUnits > 0 && ctx.key !== null) this.cost.inc([ctx.key.org, model], costUnits);
+    if (costUnits > 0 && ctx.key !== null) {
+      const org = ctx.key.org;
+      let cost = cells.cost.get(org);
+      if (cost === undefined) cells.cost.set(org, (cost = this.cost.cell([org, model])));
+      cost.value += costUnits;
+    }
+  }
+
+  /** Counter.inc's rule: nothing counted (and no series shown) for zero. */
+  private countTokens(cells: ModelCells, kind: number, by: number): void {
+    if (!(by > 0)) return;
+    const cell = (cells.tokens[kind] ??= this.tokens.cell([cells.labels[0], cells.labels[1], TOKEN_KINDS[kind]!]));
+    cell.value += by;
   }
 
   /** A deployment of `modelId` at `provider` failed before its answer reached the client. */

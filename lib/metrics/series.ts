@@ -32,7 +32,8 @@ abstract class CellFamily<C> implements Family<C> {
 
   protected abstract create(): C;
 
-  protected cell(values: LabelValues): C {
+  /** The cell of these label values, created when first seen (callers may keep it: it is never replaced). */
+  cell(values: LabelValues): C {
     const key = keyOf(values);
     let entry = this.byKey.get(key);
     if (entry === undefined) {
@@ -85,7 +86,11 @@ export class Histogram extends CellFamily<HistogramCell> {
   }
 
   observe(values: LabelValues, v: number): void {
-    const cell = this.cell(values);
+    this.observeIn(this.cell(values), v);
+  }
+
+  /** `observe` on a cell the caller kept (one of this family's). */
+  observeIn(cell: HistogramCell, v: number): void {
     const bounds = this.bounds;
     let i = 0;
     while (i < bounds.length && v > bounds[i]!) i++;

@@ -1,13 +1,17 @@
 // Keys between the config and the store, on both stores: the row a configured key becomes (its secret
 // only as a SHA-256 hash, caps in units), the record a request sees, and the money conversions.
-import { createHash } from 'node:crypto';
+import * as crypto from 'node:crypto';
 import type { KeyConfig, Scope } from '../config.js';
 import { errors } from '../errors/index.js';
 import type { KeyRow } from './seed-keys.js';
 import { UNITS_PER_USD, type KeyRecord } from './types.js';
 
+/** Node ≥ 20.12's one-shot digest (no Hash object: a third of the time per request); older 20.x: createHash. */
+const oneShot = (crypto as { hash?: (algorithm: string, data: string, encoding: 'hex') => string }).hash;
+
 export function hashKey(key: string): string {
-  return createHash('sha256').update(key, 'utf8').digest('hex');
+  if (oneShot !== undefined) return oneShot('sha256', key, 'hex');
+  return crypto.createHash('sha256').update(key, 'utf8').digest('hex');
 }
 
 export function usdToUnits(usd: number): number {

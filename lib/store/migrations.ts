@@ -131,4 +131,28 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX usage_created ON usage(created_at);
   `,
+  // 5: the reservations table holds only the holds in flight (a row is inserted by a hold and
+  // deleted by its end), yet each of those two writes went through three b-trees: the rowid table,
+  // the index of its TEXT primary key, and reservations_owner. A WITHOUT ROWID table is one b-tree
+  // keyed by id; the owner index goes, since the only readers by owner (the stale sweep at start and
+  // on a lease check) scan a table of in-flight rows anyway. Every commit of the ledger's batches
+  // writes two fewer pages: 25-28 % less time per reserve + settle in batches of 3 to 8 (bench/ab.ts notes).
+  `
+  DROP INDEX reservations_owner;
+  CREATE TABLE reservations_new (
+    id TEXT PRIMARY KEY,
+    request_id TEXT NOT NULL,
+    key_id TEXT NOT NULL,
+    org TEXT NOT NULL,
+    project TEXT,
+    environment TEXT,
+    amount INTEGER NOT NULL,
+    boot_id TEXT NOT NULL,
+    created_at INTEGER NOT NULL
+  ) WITHOUT ROWID;
+  INSERT INTO reservations_new (id, request_id, key_id, org, project, environment, amount, boot_id, created_at)
+    SELECT id, request_id, key_id, org, project, environment, amount, boot_id, created_at FROM reservations;
+  DROP TABLE reservations;
+  ALTER TABLE reservations_new RENAME TO reservations;
+  `,
 ];
