@@ -35,7 +35,7 @@ export function spliceTopLevel(raw: RawJson, replace: Readonly<Record<string, st
 }
 
 /** UTF-16 offsets → byte offsets, in one walk over the UTF-8 bytes up to the last offset needed. */
-function toByteOffsets(bytes: Buffer, edits: { start: number; end: number }[]): void {
+export function toByteOffsets(bytes: Buffer, edits: { start: number; end: number }[]): void {
   const wanted: { edit: { start: number; end: number }; field: 'start' | 'end'; unit: number }[] = [];
   for (const edit of edits) wanted.push({ edit, field: 'start', unit: edit.start }, { edit, field: 'end', unit: edit.end });
   wanted.sort((a, b) => a.unit - b.unit);
