@@ -8,7 +8,8 @@
 // - a delta of `role: "assistant"`, `content` and a null or empty `refusal` only (a refusal becomes
 //   content, reasoning becomes `reasoning` + `reasoning_details`, tool calls get stable indexes and
 //   ids: all of those are re-encoded);
-// - the first frame (message-start) says `role: "assistant"`, as the re-encoder's first frame does;
+// - the first frame (message-start) says `role: "assistant"` with a string `content`, as the
+//   re-encoder's first frame does (a tool call's or a refusal's first frame has `content: null`);
 // - `finish_reason` only as the re-encoder would write it, and only on a frame that brought events
 //   (a frame without events is not written at all, as today);
 // - no `usage` but on the frame that brings message-delta (its usage is replaced by the gateway's,
@@ -48,7 +49,7 @@ function plainChunk(chunk: JsonObject, start: boolean, usage: boolean): boolean 
   if (delta === undefined || delta === null) return !start;
   if (!isObject(delta) || !knownKeys(delta, DELTA_KEYS)) return false;
   if (delta.refusal !== undefined && delta.refusal !== null && delta.refusal !== '') return false;
-  if (start ? delta.role !== 'assistant' : delta.role !== undefined && delta.role !== 'assistant') return false;
+  if (start ? delta.role !== 'assistant' || typeof delta.content !== 'string' : delta.role !== undefined && delta.role !== 'assistant') return false;
   return true;
 }
 

@@ -35,8 +35,11 @@ type Block =
   | { kind: 'reasoning'; out: number; id: string; text: string; signature: string; partOpen: boolean }
   | { kind: 'redacted'; out: number; id: string; data: string };
 
-/** Writes one named SSE event (a no-op when not streaming). */
-export type EmitEvent = (type: string, fields: JsonObject) => void;
+/**
+ * Writes one named SSE event (a no-op when not streaming); `tail`: the members that follow `fields`,
+ * as an upstream frame had them (JSON text up to and with the closing brace).
+ */
+export type EmitEvent = (type: string, fields: JsonObject, tail?: string) => void;
 
 export class OutputItems {
   private readonly facts: ResponsesFacts;
@@ -113,11 +116,14 @@ export class OutputItems {
     }
   }
 
-  text(index: number, text: string): void {
+  text(index: number, text: string, native?: NativeFrame): void {
     const b = this.blocks[index];
     if (b?.kind !== 'message' || text === '') return;
     b.text += text;
-    this.emit('response.output_text.delta', { item_id: b.id, output_index: b.out, content_index: 0, delta: text, logprobs: [] });
+    const at = { item_id: b.id, output_index: b.out, content_index: 0 };
+    // a Responses upstream's delta frame: its `delta`, `logprobs` (and `obfuscation`) go as they came
+    if (native?.through !== undefined && native.keepFrom !== undefined && native.dialect === 'openai-responses') this.emit('response.output_text.delta', at, native.data.slice(native.keepFrom));
+    else this.emit('response.output_text.delta', { ...at, delta: text, logprobs: [] });
   }
 
   thinking(index: number, text: string): void {

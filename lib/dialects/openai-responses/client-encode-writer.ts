@@ -60,7 +60,7 @@ export class ResponseWriter {
     this.streaming = streaming;
     const base = baseId(requestId);
     this.id = `resp_${base}`;
-    this.items = new OutputItems(this.facts, base, (type, fields) => this.ev(type, fields));
+    this.items = new OutputItems(this.facts, base, (type, fields, tail) => this.ev(type, fields, tail));
   }
 
   /** SSE frames produced since the last call. */
@@ -70,9 +70,11 @@ export class ResponseWriter {
     return out;
   }
 
-  private ev(type: string, fields: JsonObject): void {
+  private ev(type: string, fields: JsonObject, tail?: string): void {
     if (!this.streaming) return;
-    this.frames.push(`event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: this.seq++, ...fields })}\n\n`);
+    const head = JSON.stringify({ type, sequence_number: this.seq++, ...fields });
+    // `tail`: the rest of an upstream frame, from a member on, as it came (closing brace included)
+    this.frames.push(`event: ${type}\ndata: ${tail === undefined ? head : `${head.slice(0, -1)},${tail}`}\n\n`);
   }
 
   private model(): string {
@@ -191,7 +193,7 @@ export class ResponseWriter {
         this.items.openBlock(ev.index, ev.block, ev.native);
         return;
       case 'text-delta':
-        this.items.text(ev.index, ev.text);
+        this.items.text(ev.index, ev.text, ev.native);
         return;
       case 'thinking-delta':
         this.items.thinking(ev.index, ev.text);
