@@ -87,7 +87,9 @@ export class ThroughRule {
           plain = false;
       }
     }
-    if (!plain || !plainChunk(chunk, start, delta !== undefined)) return;
+    // a content frame in the recognised layout (chunk-layout.ts) has a plain shape by construction;
+    // as the first frame it lacks the role
+    if (!plain || ((native.modelSpan === undefined || start) && !plainChunk(chunk, start, delta !== undefined))) return;
     const choice = Array.isArray(chunk.choices) ? chunk.choices[0] : undefined;
     const finish = isObject(choice) && typeof choice.finish_reason === 'string' ? choice.finish_reason : undefined;
     if (finish !== undefined) {

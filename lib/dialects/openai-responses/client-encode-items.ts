@@ -30,16 +30,17 @@ import { patchOperation, shellAction, type ClientTool, type ClientToolKind } fro
 import { decodeReasoningSignature, isResponsesSignature, reasoningInputItem } from '../../translate/reasoning-state.js';
 
 type Block =
-  | { kind: 'message'; out: number; id: string; text: string }
+  /** `idJson`: the id as JSON text, once a through frame needed it */
+  | { kind: 'message'; out: number; id: string; text: string; idJson?: string }
   | { kind: 'call'; out: number; id: string; callId: string; target: ClientTool; json: string; streamed: boolean; input: JsonObject | null }
   | { kind: 'reasoning'; out: number; id: string; text: string; signature: string; partOpen: boolean }
   | { kind: 'redacted'; out: number; id: string; data: string };
 
 /**
- * Writes one named SSE event (a no-op when not streaming); `tail`: the members that follow `fields`,
- * as an upstream frame had them (JSON text up to and with the closing brace).
+ * Writes one named SSE event (a no-op when not streaming). `fields` as a string: the members after
+ * the sequence number, as JSON text up to and with the closing brace (`type` must need no escaping).
  */
-export type EmitEvent = (type: string, fields: JsonObject, tail?: string) => void;
+export type EmitEvent = (type: string, fields: JsonObject | string) => void;
 
 export class OutputItems {
   private readonly facts: ResponsesFacts;
@@ -120,10 +121,12 @@ export class OutputItems {
     const b = this.blocks[index];
     if (b?.kind !== 'message' || text === '') return;
     b.text += text;
-    const at = { item_id: b.id, output_index: b.out, content_index: 0 };
     // a Responses upstream's delta frame: its `delta`, `logprobs` (and `obfuscation`) go as they came
-    if (native?.through !== undefined && native.keepFrom !== undefined && native.dialect === 'openai-responses') this.emit('response.output_text.delta', at, native.data.slice(native.keepFrom));
-    else this.emit('response.output_text.delta', { ...at, delta: text, logprobs: [] });
+    if (native?.through !== undefined && native.keepFrom !== undefined && native.dialect === 'openai-responses') {
+      this.emit('response.output_text.delta', `"item_id":${b.idJson ??= JSON.stringify(b.id)},"output_index":${b.out},"content_index":0,${native.data.slice(native.keepFrom)}`);
+    } else {
+      this.emit('response.output_text.delta', { item_id: b.id, output_index: b.out, content_index: 0, delta: text, logprobs: [] });
+    }
   }
 
   thinking(index: number, text: string): void {

@@ -60,7 +60,7 @@ export class ResponseWriter {
     this.streaming = streaming;
     const base = baseId(requestId);
     this.id = `resp_${base}`;
-    this.items = new OutputItems(this.facts, base, (type, fields, tail) => this.ev(type, fields, tail));
+    this.items = new OutputItems(this.facts, base, (type, fields) => this.ev(type, fields));
   }
 
   /** SSE frames produced since the last call. */
@@ -70,11 +70,11 @@ export class ResponseWriter {
     return out;
   }
 
-  private ev(type: string, fields: JsonObject, tail?: string): void {
+  private ev(type: string, fields: JsonObject | string): void {
     if (!this.streaming) return;
-    const head = JSON.stringify({ type, sequence_number: this.seq++, ...fields });
-    // `tail`: the rest of an upstream frame, from a member on, as it came (closing brace included)
-    this.frames.push(`event: ${type}\ndata: ${tail === undefined ? head : `${head.slice(0, -1)},${tail}`}\n\n`);
+    // a string: the members after the sequence number as JSON text, closing brace included
+    if (typeof fields === 'string') this.frames.push(`event: ${type}\ndata: {"type":"${type}","sequence_number":${this.seq++},${fields}\n\n`);
+    else this.frames.push(`event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: this.seq++, ...fields })}\n\n`);
   }
 
   private model(): string {
