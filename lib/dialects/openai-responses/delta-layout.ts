@@ -11,8 +11,12 @@
 // (the members before it are numbered and named by the gateway: client-encode-writer.ts).
 import type { JsonObject } from '../../chunks.js';
 
-/** a JSON string's body: characters other than a quote, a backslash or a control character, or valid escapes */
-const S = '((?:[^"\\\\\\u0000-\\u001f]|\\\\["\\\\/bfnrt]|\\\\u[0-9a-fA-F]{4})*)';
+/**
+ * a JSON string's body: characters other than a quote, a backslash or a control character, and valid
+ * escapes, written as an unrolled loop (runs of plain characters between escapes), which V8 matches
+ * several times faster than an alternation tried at every character
+ */
+const S = '([^"\\\\\\u0000-\\u001f]*(?:\\\\(?:["\\\\/bfnrt]|u[0-9a-fA-F]{4})[^"\\\\\\u0000-\\u001f]*)*)';
 const N = '(0|[1-9]\\d{0,14})';
 
 const FRAME = new RegExp(
