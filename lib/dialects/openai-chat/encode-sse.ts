@@ -89,8 +89,9 @@ export class ChatSseEncoder {
     if (native === this.written || (native.through === 'usage' && ev.type !== 'message-delta')) return '';
     this.written = native;
     if (carriesFinish(native)) this.finishSent = true;
-    if (native.through === 'usage') return throughFrame(native, { ...this.served, gateway: chatGateway(this.input), usage: chatUsage(this.input, this.seen) });
-    return throughFrame(native, start ? { ...this.served, gateway: chatGateway(this.input) } : this.served);
+    const { model, modelJson } = this.served;
+    if (native.through === 'usage') return throughFrame(native, { model, modelJson, gateway: chatGateway(this.input), usage: chatUsage(this.input, this.seen) });
+    return throughFrame(native, start ? { model, modelJson, gateway: chatGateway(this.input) } : this.served);
   }
 
   fail(err: GatewayError): string {
