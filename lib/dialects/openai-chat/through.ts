@@ -12,8 +12,9 @@
 //   re-encoder's first frame does (a tool call's or a refusal's first frame has `content: null`);
 // - `finish_reason` only as the re-encoder would write it, and only on a frame that brought events
 //   (a frame without events is not written at all, as today);
-// - no `usage` but on the frame that brings message-delta (its usage is replaced by the gateway's,
-//   with the cost), no member named `gateway` (the gateway's own);
+// - no `usage` but on the frame that brings message-delta, and that one with empty `choices` (the
+//   final usage chunk of decisions §3; its usage is replaced by the gateway's, with the cost); no
+//   member named `gateway` (the gateway's own);
 // - the frame with message-delta only when the finish_reason already went through, and [DONE] only
 //   when that frame did.
 // A frame that goes through is marked `through` ('usage' for the one that carries message-delta: the
@@ -91,6 +92,8 @@ export class ThroughRule {
     // as the first frame it lacks the role
     if (!plain || ((native.modelSpan === undefined || start) && !plainChunk(chunk, start, delta !== undefined))) return;
     const choice = Array.isArray(chunk.choices) ? chunk.choices[0] : undefined;
+    // the usage chunk a client reads has empty choices (decisions §3): a finish with usage is re-encoded
+    if (delta !== undefined && choice !== undefined) return;
     const finish = isObject(choice) && typeof choice.finish_reason === 'string' ? choice.finish_reason : undefined;
     if (finish !== undefined) {
       if (this.finish !== undefined) return;

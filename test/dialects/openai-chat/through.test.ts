@@ -41,10 +41,12 @@ t.test('an upstream `gateway` member on the usage chunk: that chunk is re-encode
   t.notOk(chunks.some((c) => c.gateway?.spoofed), 'the upstream\'s gateway member is not shown');
 });
 
-t.test('text on the first chunk, finish and usage in one chunk: through, in fewer frames', async (t) => {
+t.test('text on the first chunk goes through; finish and usage in one chunk are re-encoded as two (the usage chunk has empty choices)', async (t) => {
   const { chunks } = client(chunk(choice({ role: 'assistant', content: 'Hello' })) + chunk({ ...choice({}, 'stop'), usage: USAGE }) + 'data: [DONE]\n\n');
   reads(t, chunks, 'Hello');
-  t.equal(chunks.length, 2);
+  t.equal(chunks.length, 3);
+  t.equal(chunks[0]!.created, 1, 'the first frame is the upstream\'s');
+  t.same(chunks[2]!.choices, [], 'the usage chunk');
 });
 
 t.test('a first chunk without a role, a refusal, a function_call finish: re-encoded where they differ', async (t) => {
