@@ -183,8 +183,8 @@ export interface NativeFrame {
   through?: 'frame' | 'usage';
   /** where the top-level `model` value lies in `data`, when the decoder recognised the frame's layout */
   modelSpan?: [number, number];
-  /** where the members a same-dialect client gets as they came begin in `data` (a recognised layout) */
-  keepFrom?: number;
+  /** the members a same-dialect client gets as they came: where they lie in `data` (a recognised layout) */
+  kept?: [number, number];
 }
 
 /** Why generation stopped, in neutral words; `other` keeps a provider value the others lack. */

@@ -121,9 +121,10 @@ export class OutputItems {
     const b = this.blocks[index];
     if (b?.kind !== 'message' || text === '') return;
     b.text += text;
-    // a Responses upstream's delta frame: its `delta`, `logprobs` (and `obfuscation`) go as they came
-    if (native?.through !== undefined && native.keepFrom !== undefined && native.dialect === 'openai-responses') {
-      this.emit('response.output_text.delta', `"item_id":${b.idJson ??= JSON.stringify(b.id)},"output_index":${b.out},"content_index":0,${native.data.slice(native.keepFrom)}`);
+    // a Responses upstream's delta frame: its `delta` and `logprobs` go as they came
+    const kept = native?.through !== undefined && native.dialect === 'openai-responses' ? native.kept : undefined;
+    if (kept !== undefined) {
+      this.emit('response.output_text.delta', `"item_id":${b.idJson ??= JSON.stringify(b.id)},"output_index":${b.out},"content_index":0,${native!.data.slice(kept[0], kept[1])}}`);
     } else {
       this.emit('response.output_text.delta', { item_id: b.id, output_index: b.out, content_index: 0, delta: text, logprobs: [] });
     }

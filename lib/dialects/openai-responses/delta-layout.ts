@@ -7,8 +7,10 @@
 // with no whitespace and nothing else. Such a frame has no duplicate key and no number out of range,
 // so the object built here is the one the strict parser would build (same keys, same order, same
 // values). Anything else, a near miss included, returns null and takes the general path. Where
-// `"delta":` begins comes with it: a Responses client's copy keeps the frame's bytes from there on
-// (the members before it are numbered and named by the gateway: client-encode-writer.ts).
+// `"delta":"…","logprobs":[]` lies comes with it: a Responses client's copy keeps those bytes (the
+// members before them are numbered and named by the gateway: client-encode-writer.ts; OpenAI's
+// `obfuscation` padding is left out, as the re-encoder always did: the gateway does not forward the
+// client's `stream_options.include_obfuscation`).
 import type { JsonObject } from '../../chunks.js';
 
 /**
@@ -29,11 +31,13 @@ const MAX_FRAME = 64 * 1024;
 
 const BEFORE_ITEM = '{"type":"response.output_text.delta","sequence_number":'.length + ',"item_id":"'.length;
 const BEFORE_DELTA = '","output_index":'.length + ',"content_index":'.length + 1;
+const DELTA_KEY = '"delta":"'.length;
+const AFTER_DELTA = '","logprobs":[]'.length;
 
 export interface DeltaLayout {
   parsed: JsonObject;
-  /** where `"delta":` begins in the frame */
-  keepFrom: number;
+  /** where `"delta":"…","logprobs":[]` lies in the frame */
+  kept: [number, number];
 }
 
 function text(raw: string): string {
@@ -56,5 +60,6 @@ export function parseDeltaLayout(data: string): DeltaLayout | null {
     logprobs: [],
   };
   if (obfuscation !== undefined) parsed.obfuscation = text(obfuscation);
-  return { parsed, keepFrom: BEFORE_ITEM + seq!.length + item!.length + BEFORE_DELTA + out!.length + content!.length };
+  const from = BEFORE_ITEM + seq!.length + item!.length + BEFORE_DELTA + out!.length + content!.length;
+  return { parsed, kept: [from, from + DELTA_KEY + delta!.length + AFTER_DELTA] };
 }

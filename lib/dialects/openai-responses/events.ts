@@ -23,8 +23,8 @@
 //   hosted-tool progress, `reasoning_text.*`, keep-alives, future events) is ignored: what they say
 //   is in the items' `done` events. Each emitted event keeps its native frame.
 // The common `output_text.delta` frame is recognised by its layout (delta-layout.ts) without the
-// general parser, and marked `through`: a Responses client gets its bytes from `"delta":` on as they
-// came (client-encode-items.ts), only the sequence number, item id and output index being the gateway's.
+// general parser, and marked `through`: a Responses client gets its `delta` and `logprobs` bytes as
+// they came (client-encode-items.ts), the sequence number, item id and output index being the gateway's.
 import { emptyUsage, type CanonicalBlock, type CanonicalEvent, type JsonObject, type NativeFrame } from '../../chunks.js';
 import type { UpstreamDecoder } from '../dialect.js';
 import { parseDeltaLayout } from './delta-layout.js';
@@ -237,7 +237,7 @@ export class ResponsesStreamDecoder implements UpstreamDecoder {
     const out: CanonicalEvent[] = [];
     const native = responsesFrame(type, msg.data, parsed);
     if (layout !== null && parsed.content_index === 0) {
-      native.keepFrom = layout.keepFrom;
+      native.kept = layout.kept;
       native.through = 'frame';
     }
     handler(this.s, parsed, native, out);
