@@ -7,7 +7,7 @@ import { parseArgs } from 'node:util';
 import { replay, ReplayInputError, type ReplayDialect, type ReplayOptions, type ServedFacts } from '../lib/replay/index.js';
 
 const HELP = `usage: replay FILE [--from D] [--to D] [--chunks N|random] [--seed S] [--events|--json]
-              [--model M] [--request-id ID] [--now SECONDS]
+              [--model M] [--request-id ID] [--now SECONDS] [--reencode]
 
 Runs a recorded upstream answer (an SSE stream or a JSON body, as bin/gateway --record writes them
 or as in fixtures/upstream/) through the gateway's stages: sse-decode -> provider-decode ->
@@ -28,6 +28,8 @@ integrity -> the client dialect's encoder, and prints what a client would receiv
   --model M         the model the client asked for (default: the upstream's)
   --request-id ID   the gateway request id (default req_replay)
   --now SECONDS     the clock the encoders stamp (created, created_at), so runs repeat (default 0)
+  --reencode        re-encode every event from its canonical fields, as the gateway did before
+                    same-dialect frames were written through (Chat to Chat, Responses to Responses)
   -h, --help        this text
 
 A recording written by bin/gateway --record has a FILE.meta.json beside it (same name, .meta.json
@@ -97,7 +99,7 @@ function main(argv: string[]): number {
       options: {
         from: { type: 'string' }, to: { type: 'string' }, chunks: { type: 'string' }, seed: { type: 'string' },
         events: { type: 'boolean' }, json: { type: 'boolean' }, model: { type: 'string' }, 'request-id': { type: 'string' },
-        now: { type: 'string' }, help: { type: 'boolean', short: 'h' },
+        now: { type: 'string' }, reencode: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
       },
     });
   } catch (err) {
@@ -141,6 +143,7 @@ function main(argv: string[]): number {
   if (v.model !== undefined) opts.clientModel = v.model;
   if (v['request-id'] !== undefined) opts.requestId = v['request-id'];
   if (v.now !== undefined) opts.now = integer('--now', v.now);
+  if (v.reencode) opts.reencode = true;
 
   const result = replay(bytes, opts);
   process.stdout.write(result.text);

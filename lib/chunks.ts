@@ -186,6 +186,17 @@ export interface NativeFrame {
   event: string;
   data: string;
   parsed: JsonObject;
+  /**
+   * Set by a decoder whose same-dialect client encoder writes frames through: this frame may go to
+   * such a client as it came, with only the gateway's own fields changed, instead of having its
+   * events re-encoded. 'frame': written at its first event; 'usage': it carries the final usage,
+   * written at its message-delta event (once the validated usage is known).
+   */
+  through?: 'frame' | 'usage';
+  /** where the top-level `model` value lies in `data`, when the decoder recognised the frame's layout */
+  modelSpan?: [number, number];
+  /** the members a same-dialect client gets as they came: where they lie in `data` (a recognised layout) */
+  kept?: [number, number];
 }
 
 /** Why generation stopped, in neutral words; `other` keeps a provider value the others lack. */

@@ -34,21 +34,21 @@ export function spliceTopLevel(raw: RawJson, replace: Readonly<Record<string, st
   return Buffer.concat(parts);
 }
 
-/** UTF-16 offsets → byte offsets, in one walk over the UTF-8 bytes up to the last offset needed. */
-function toByteOffsets(bytes: Buffer, edits: { start: number; end: number }[]): void {
+/**
+ * UTF-16 offsets → byte offsets: the body decoded once, then the UTF-8 length of the text between
+ * consecutive offsets (Buffer.byteLength on slices, native code: a byte-by-byte walk in JS cost
+ * about 100 µs on a 40 KB Codex body).
+ */
+export function toByteOffsets(bytes: Buffer, edits: { start: number; end: number }[]): void {
+  const text = bytes.toString('utf8');
   const wanted: { edit: { start: number; end: number }; field: 'start' | 'end'; unit: number }[] = [];
   for (const edit of edits) wanted.push({ edit, field: 'start', unit: edit.start }, { edit, field: 'end', unit: edit.end });
   wanted.sort((a, b) => a.unit - b.unit);
-  let units = 0;
-  let w = 0;
-  for (let i = 0; i <= bytes.length && w < wanted.length; i++) {
-    const b = i < bytes.length ? bytes[i]! : 0;
-    if (i < bytes.length && (b & 0xc0) === 0x80) continue; // inside a code point: no offset falls here
-    // byte i starts a code point (or is the end): `units` UTF-16 units lie before it
-    while (w < wanted.length && wanted[w]!.unit === units) {
-      const x = wanted[w++]!;
-      x.edit[x.field] = i;
-    }
-    units += b >= 0xf0 ? 2 : 1; // a 4-byte code point is two UTF-16 units
+  let unit = 0;
+  let byte = 0;
+  for (const w of wanted) {
+    byte += Buffer.byteLength(text.slice(unit, w.unit));
+    unit = w.unit;
+    w.edit[w.field] = byte;
   }
 }

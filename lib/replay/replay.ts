@@ -45,6 +45,11 @@ export interface ReplayOptions {
   now?: number;
   /** the catalog model that served and its routing facts (a recording's meta); default: none, the upstream's model shows */
   served?: ServedFacts;
+  /**
+   * Re-encode every event from its canonical fields, as the gateway did before same-dialect frames
+   * were written through (NativeFrame `through`): the reference the native path is compared with.
+   */
+  reencode?: boolean;
 }
 
 export interface ReplayFailure {
@@ -107,6 +112,12 @@ function encoderFor(opts: ReplayOptions, to: ReplayDialect, input: EncoderState)
   return factory(input, { clientModel: opts.clientModel });
 }
 
+/** Takes the `through` mark off every native frame: the encoder then re-encodes each event. */
+const reencodeAll: Stage<CanonicalEvent, CanonicalEvent> = {
+  name: 'reencode',
+  step: (ev) => [ev.native?.through === undefined ? ev : { ...ev, native: { ...ev.native, through: undefined } }],
+};
+
 /** Run `fn` with Date.now() fixed: the encoders read the clock once per answer. */
 function atTime<T>(seconds: number, fn: () => T): T {
   const real = Date.now;
@@ -133,7 +144,7 @@ export function replay(bytes: Buffer, opts: ReplayOptions = {}): ReplayResult {
   const events: CanonicalEvent[] = [];
   const capture: Stage<CanonicalEvent, CanonicalEvent> = { name: 'capture', step: (ev) => (events.push(ev), [ev]) };
   const decode = sseDecode() as AnyStage;
-  const after = [providerDecode({ dialect: () => from }), integrity(), capture, encoder] as AnyStage[];
+  const after = [providerDecode({ dialect: () => from }), integrity(), capture, ...(opts.reencode === true ? [reencodeAll] : []), encoder] as AnyStage[];
   const text: string[] = [];
   let messages = 0;
   let current: UpstreamMessage | undefined;

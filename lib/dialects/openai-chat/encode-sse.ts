@@ -13,14 +13,17 @@
 // - an error (event or `fail`) → a chunk with `finish_reason: "error"` and `error: {code, message}`,
 //   then `[DONE]`. Nothing is written after the stream ended.
 // The chunk envelope is built once; each frame is string concatenation around JSON.stringify of
-// the new value only.
-import type { CanonicalBlock, CanonicalEvent, CanonicalEventType, JsonObject, StopReason, Usage } from '../../chunks.js';
+// the new value only. Frames from a Chat upstream that the decoder marked `through` are not
+// re-encoded: they are written as they came, with only the gateway's fields changed
+// (encode-through.ts); the state here follows them, so re-encoded frames fit in between.
+import type { CanonicalBlock, CanonicalEvent, CanonicalEventType, JsonObject, NativeFrame, StopReason, Usage } from '../../chunks.js';
 import { emptyUsage } from '../../chunks.js';
 import type { EncoderInput } from '../../encoder-input.js';
 import type { GatewayError } from '../../errors.js';
 import { openAiError } from '../../openai/errors.js';
 import { redactedDetail, thinkingDetail } from '../../translate/reasoning-details.js';
 import { chatGateway, chatUsage, excludeReasoning, finishReason, mergeUsage, servedModel, toolArguments } from './client.js';
+import { carriesFinish, throughFrame, type ThroughChanges } from './encode-through.js';
 
 export const CHAT_KEEPALIVE = ': keep-alive\n\n';
 const DONE = 'data: [DONE]\n\n';
@@ -52,6 +55,10 @@ export class ChatSseEncoder {
   private details = 0;
   private ended = false;
   readonly seen: Usage = emptyUsage();
+  /** through frames: the last one written, the served model, a finish_reason already sent */
+  private written: NativeFrame | undefined;
+  private served: ThroughChanges = { model: '', modelJson: '""' };
+  private finishSent = false;
 
   constructor(opts: ChatSseOptions) {
     this.input = opts.input;
@@ -61,7 +68,30 @@ export class ChatSseEncoder {
 
   encode(ev: CanonicalEvent): string {
     if (this.ended) return '';
+    const native = ev.native;
+    if (native !== undefined && native.through !== undefined && native.dialect === 'openai-chat') return this.through(ev, native);
     return (ENCODE[ev.type] as (enc: ChatSseEncoder, ev: CanonicalEvent) => string)(this, ev);
+  }
+
+  /** An event of a through frame: the state follows it; the frame is written once, at its event. */
+  private through(ev: CanonicalEvent, native: NativeFrame): string {
+    let start = false;
+    if (ev.type === 'message-start') {
+      this.begin(ev.id, ev.model, ev.usage);
+      start = true;
+    } else if (ev.type === 'block-start') {
+      this.blocks[ev.index] = { kind: 'text' };
+    } else if (ev.type === 'message-delta') {
+      mergeUsage(this.seen, ev.usage);
+    } else if (ev.type === 'message-stop') {
+      this.ended = true;
+    }
+    if (native === this.written || (native.through === 'usage' && ev.type !== 'message-delta')) return '';
+    this.written = native;
+    if (carriesFinish(native)) this.finishSent = true;
+    const { model, modelJson } = this.served;
+    if (native.through === 'usage') return throughFrame(native, { model, modelJson, gateway: chatGateway(this.input), usage: chatUsage(this.input, this.seen) });
+    return throughFrame(native, start ? { model, modelJson, gateway: chatGateway(this.input) } : this.served);
   }
 
   fail(err: GatewayError): string {
@@ -80,9 +110,16 @@ export class ChatSseEncoder {
     return `${this.head}"choices":[{"index":0,"delta":${delta},"finish_reason":${finish}}]${extra}}\n\n`;
   }
 
-  start(id: string, upstreamModel: string, usage: Usage): string {
-    this.head = this.envelope(id, servedModel(this.input, upstreamModel));
+  /** message-start: the envelope of every later frame, re-encoded or through */
+  private begin(id: string, upstreamModel: string, usage: Usage): void {
+    const model = servedModel(this.input, upstreamModel);
+    this.head = this.envelope(id, model);
+    this.served = { model, modelJson: JSON.stringify(model) };
     mergeUsage(this.seen, usage);
+  }
+
+  start(id: string, upstreamModel: string, usage: Usage): string {
+    this.begin(id, upstreamModel, usage);
     return this.chunk(FIRST_DELTA, 'null', `,"gateway":${JSON.stringify(chatGateway(this.input))}`);
   }
 
@@ -140,7 +177,8 @@ export class ChatSseEncoder {
 
   finish(stop: StopReason | null, usage: Partial<Usage>): string {
     mergeUsage(this.seen, usage);
-    return this.chunk('{}', `"${finishReason(stop)}"`);
+    // a through frame carried the finish_reason already
+    return this.finishSent ? '' : this.chunk('{}', `"${finishReason(stop)}"`);
   }
 
   end(): string {

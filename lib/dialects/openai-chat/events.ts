@@ -17,12 +17,16 @@
 //   the finish_reason and the usage chunk (which comes after it) are known, or at [DONE];
 //   message-stop at [DONE] (or at the end of the body, `end()`).
 // - An in-band `{error}` chunk becomes an `error` event.
-// Each event keeps its chunk as `native` (dialect 'openai-chat', event 'chunk' or 'done').
+// Each event keeps its chunk as `native` (dialect 'openai-chat', event 'chunk' or 'done'). The common
+// content frame is recognised by its layout (chunk-layout.ts) without the general parser, and frames a
+// Chat client may receive as they came are marked `through` (through.ts).
 import { randomUUID } from 'node:crypto';
 import { emptyUsage, type CanonicalEvent, type JsonObject, type NativeFrame, type StopReason, type Usage } from '../../chunks.js';
 import type { UpstreamDecoder } from '../dialect.js';
 import { CHAT_REASONING_SIGNATURE } from '../../translate/reasoning-state.js';
+import { parseChunkLayout } from './chunk-layout.js';
 import { decodeChatCompletion } from './message.js';
+import { ThroughRule } from './through.js';
 import { chatFrame, errorFromWire, finishFromWire, indexOf, integrityError, isObject, optionalString, parseObject, stopWithCalls, toolCallBlock, usageFromWire } from './wire.js';
 
 interface ToolSlot {
@@ -37,9 +41,8 @@ interface ToolSlot {
   extra?: JsonObject;
 }
 
-const DONE_FRAME: NativeFrame = chatFrame('done', '[DONE]', {});
-
 export class ChatStreamDecoder implements UpstreamDecoder {
+  private readonly through = new ThroughRule();
   private started = false;
   private nextBlock = 0;
   /** canonical index of the open block, -1 when none */
@@ -62,9 +65,11 @@ export class ChatStreamDecoder implements UpstreamDecoder {
 
   sse(msg: { event: string | undefined; data: string }): CanonicalEvent[] {
     if (this.done) throw integrityError('a chunk arrived after [DONE]');
-    if (msg.data === '[DONE]') return this.end(DONE_FRAME, true);
-    const parsed = parseObject(msg.data, 'chat.completion.chunk');
+    if (msg.data === '[DONE]') return this.end(chatFrame('done', '[DONE]', {}), true);
+    const layout = parseChunkLayout(msg.data);
+    const parsed = layout?.parsed ?? parseObject(msg.data, 'chat.completion.chunk');
     const native = chatFrame('chunk', msg.data, parsed);
+    if (layout !== null) native.modelSpan = layout.modelSpan;
     if (isObject(parsed.error)) {
       this.done = true;
       return [{ type: 'error', error: errorFromWire(parsed.error), native }];
@@ -86,6 +91,7 @@ export class ChatStreamDecoder implements UpstreamDecoder {
       this.usage = usageFromWire(usage, 'chunk.usage');
     }
     if (this.stop !== undefined && this.usage !== undefined && !this.finished) this.finish(native, out);
+    this.through.mark(native, parsed, out);
     return out;
   }
 
@@ -99,7 +105,7 @@ export class ChatStreamDecoder implements UpstreamDecoder {
    * cut short), and so is the usage chunk: the gateway always asks for it, and without it nothing
    * could be billed.
    */
-  end(native: NativeFrame = DONE_FRAME, strict = false): CanonicalEvent[] {
+  end(native: NativeFrame = chatFrame('done', '[DONE]', {}), strict = false): CanonicalEvent[] {
     if (this.done) return [];
     if (!this.started) {
       if (strict) throw integrityError('the stream ended before any chunk');
@@ -111,6 +117,7 @@ export class ChatStreamDecoder implements UpstreamDecoder {
       if (this.usage === undefined) throw integrityError('the stream ended without a usage chunk (stream_options.include_usage)');
       this.finish(native, out);
     }
+    this.through.markDone(native);
     out.push({ type: 'message-stop', native });
     this.done = true;
     return out;

@@ -8,13 +8,13 @@ import { readChatConversation } from './conversation.js';
 import { chatJsonEncode } from './encode-json.js';
 import { CHAT_KEEPALIVE, ChatSseEncoder } from './encode-sse.js';
 import { chatDecoder } from './events.js';
-import { chatNative } from './request.js';
+import { chatNativeCall } from './request.js';
 import { validateChatRequest } from './validate.js';
 
 export const openaiChat = {
   name: 'openai-chat',
   validate: (body) => validateChatRequest(body, { defaultEffortOnAuto: true }),
-  upstream: { api: 'chat', encodeRequest: chatNative },
+  upstream: { api: 'chat', encodeRequest: chatNativeCall },
   decoder: chatDecoder,
   keepalive: CHAT_KEEPALIVE,
   sseEncoder: (opts) => new ChatSseEncoder(opts),

@@ -17,9 +17,13 @@
 //   `function_call`, `refusal: null`, a call's `parsed_arguments`: decisions §10) are removed from
 //   the messages that carry them; other messages are not copied;
 // - the client fields `cache_control` and a tool message's `name` are removed (client-fields.ts).
+// The body goes upstream as the client's bytes with only those top-level members edited
+// (lib/json/edit-members.ts): usually `model`, an added `max_completion_tokens` and, streaming, an
+// added or replaced `stream_options`. The messages are re-serialised only when one of them changed.
 import { copyWith } from '../../json/copy-with.js';
 import type { Deployment, JsonObject, JsonValue, RoutedRequest } from '../../chunks.js';
-import type { UpstreamCall } from '../dialect.js';
+import type { EncodedCall, UpstreamCall } from '../dialect.js';
+import { editedBody } from '../../json/edit-members.js';
 import { withoutClientFields } from './client-fields.js';
 import { chatReasoning } from './validate.js';
 
@@ -65,7 +69,8 @@ function upstreamMessages(messages: JsonValue | undefined): JsonValue | undefine
   return out ?? messages;
 }
 
-export function chatNative(routed: RoutedRequest, deployment: Deployment): UpstreamCall {
+/** The upstream body as a value. */
+function chatUpstreamBody(routed: RoutedRequest, deployment: Deployment): JsonObject {
   const req = routed.request;
   const src = req.body;
   const body: JsonObject = copyWith(src, 'model', deployment.upstreamModel);
@@ -89,5 +94,18 @@ export function chatNative(routed: RoutedRequest, deployment: Deployment): Upstr
     delete body.parallel_tool_calls;
   }
   body.messages = withoutClientFields(upstreamMessages(src.messages)) ?? [];
-  return { body: JSON.stringify(body), headers: {}, stream: req.stream };
+  return body;
+}
+
+/** The upstream call, serialised (the body of another dialect's request rewritten as Chat goes this way). */
+export function chatNative(routed: RoutedRequest, deployment: Deployment): UpstreamCall {
+  return { body: JSON.stringify(chatUpstreamBody(routed, deployment)), headers: {}, stream: routed.request.stream };
+}
+
+/** The RequestEncoder of a Chat client's request to a Chat deployment: the client's bytes, edited. */
+export function chatNativeCall(routed: RoutedRequest, deployment: Deployment): EncodedCall {
+  const req = routed.request;
+  const body = chatUpstreamBody(routed, deployment);
+  const edited = req.raw !== undefined ? editedBody(req.raw, req.body, body) : null;
+  return { body: edited ?? JSON.stringify(body), headers: {}, stream: req.stream };
 }

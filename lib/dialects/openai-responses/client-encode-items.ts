@@ -33,13 +33,17 @@ import { patchOperation, shellAction, type ClientTool, type ClientToolKind } fro
 import { decodeReasoningSignature, isResponsesSignature, reasoningInputItem } from '../../translate/reasoning-state.js';
 
 type Block =
-  | { kind: 'message'; out: number; id: string; text: string; annotations: JsonObject[] }
+  /** `idJson`: the id as JSON text, once a through frame needed it */
+  | { kind: 'message'; out: number; id: string; text: string; annotations: JsonObject[]; idJson?: string }
   | { kind: 'call'; out: number; id: string; callId: string; target: ClientTool; json: string; streamed: boolean; input: JsonObject | null }
   | { kind: 'reasoning'; out: number; id: string; text: string; signature: string; partOpen: boolean }
   | { kind: 'redacted'; out: number; id: string; data: string };
 
-/** Writes one named SSE event (a no-op when not streaming). */
-export type EmitEvent = (type: string, fields: JsonObject) => void;
+/**
+ * Writes one named SSE event (a no-op when not streaming). `fields` as a string: the members after
+ * the sequence number, as JSON text up to and with the closing brace (`type` must need no escaping).
+ */
+export type EmitEvent = (type: string, fields: JsonObject | string) => void;
 
 export class OutputItems {
   private readonly facts: ResponsesFacts;
@@ -122,11 +126,17 @@ export class OutputItems {
     }
   }
 
-  text(index: number, text: string): void {
+  text(index: number, text: string, native?: NativeFrame): void {
     const b = this.blocks[index];
     if (b?.kind !== 'message' || text === '') return;
     b.text += text;
-    this.emit('response.output_text.delta', { item_id: b.id, output_index: b.out, content_index: 0, delta: text, logprobs: [] });
+    // a Responses upstream's delta frame: its `delta` and `logprobs` go as they came
+    const kept = native?.through !== undefined && native.dialect === 'openai-responses' ? native.kept : undefined;
+    if (kept !== undefined) {
+      this.emit('response.output_text.delta', `"item_id":${b.idJson ??= JSON.stringify(b.id)},"output_index":${b.out},"content_index":0,${native!.data.slice(kept[0], kept[1])}}`);
+    } else {
+      this.emit('response.output_text.delta', { item_id: b.id, output_index: b.out, content_index: 0, delta: text, logprobs: [] });
+    }
   }
 
   annotate(index: number, citation: UrlCitation): void {

@@ -70,9 +70,11 @@ export class ResponseWriter {
     return out;
   }
 
-  private ev(type: string, fields: JsonObject): void {
+  private ev(type: string, fields: JsonObject | string): void {
     if (!this.streaming) return;
-    this.frames.push(`event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: this.seq++, ...fields })}\n\n`);
+    // a string: the members after the sequence number as JSON text, closing brace included
+    if (typeof fields === 'string') this.frames.push(`event: ${type}\ndata: {"type":"${type}","sequence_number":${this.seq++},${fields}\n\n`);
+    else this.frames.push(`event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: this.seq++, ...fields })}\n\n`);
   }
 
   private model(): string {
@@ -191,7 +193,7 @@ export class ResponseWriter {
         this.items.openBlock(ev.index, ev.block, ev.native);
         return;
       case 'text-delta':
-        this.items.text(ev.index, ev.text);
+        this.items.text(ev.index, ev.text, ev.native);
         return;
       case 'thinking-delta':
         this.items.thinking(ev.index, ev.text);

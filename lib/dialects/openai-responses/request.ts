@@ -18,9 +18,13 @@
 //   `gateway`, `session_id`, `client_metadata`, `metadata`, `prompt_cache_options`,
 //   `service_tier`, `stream_options`, `store`, `previous_response_id`, `background`,
 //   `conversation`, `prompt`, `moderation`, `context_management`.
+// The body goes upstream as the client's bytes with only the changed top-level members edited
+// (lib/json/edit-members.ts): usually `model`, `store`, `max_output_tokens`, `include`, a dropped
+// `client_metadata`. `input` and `tools` keep the client's arrays (and bytes) unless an item changed.
 import { copyWith } from '../../json/copy-with.js';
 import type { Deployment, JsonObject, JsonValue, RoutedRequest } from '../../chunks.js';
-import type { UpstreamCall } from '../dialect.js';
+import type { EncodedCall } from '../dialect.js';
+import { editedBody } from '../../json/edit-members.js';
 import { asArray, isObject } from '../../json/values.js';
 import { isAnthropicEncrypted } from './client-state.js';
 import { responsesFacts } from './client-validate.js';
@@ -53,11 +57,24 @@ function withoutParsed(item: JsonValue): JsonValue {
 
 /** Input items as they go upstream: no Anthropic reasoning (OpenAI cannot verify it), no parse results. */
 function upstreamInput(items: JsonValue[]): JsonValue[] {
-  return items.filter((item) => !(isObject(item) && item.type === 'reasoning' && isAnthropicEncrypted(item.encrypted_content))).map((item) => standaloneAsUser(withoutParsed(item)));
+  let out: JsonValue[] | undefined;
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i]!;
+    const dropped = isObject(item) && item.type === 'reasoning' && isAnthropicEncrypted(item.encrypted_content);
+    const sent = dropped ? item : standaloneAsUser(withoutParsed(item));
+    if (!dropped && sent === item) {
+      out?.push(item);
+      continue;
+    }
+    // the first change: the items so far are kept; from here on the array is a copy
+    out ??= items.slice(0, i);
+    if (!dropped) out.push(sent);
+  }
+  return out ?? items;
 }
 
 /** The RequestEncoder for `openai-responses` requests served by a `responses` deployment. */
-export function responsesNative(routed: RoutedRequest, deployment: Deployment): UpstreamCall {
+export function responsesNative(routed: RoutedRequest, deployment: Deployment): EncodedCall {
   const req = routed.request;
   const src = req.body;
   const facts = responsesFacts(req);
@@ -84,14 +101,17 @@ export function responsesNative(routed: RoutedRequest, deployment: Deployment): 
   if (include.length > 0) out.include = include;
   out.store = false;
   if (req.stream) out.stream = true;
-  return { body: JSON.stringify(out), headers: {}, stream: req.stream };
+  const edited = req.raw !== undefined ? editedBody(req.raw, src, out) : null;
+  return { body: edited ?? JSON.stringify(out), headers: {}, stream: req.stream };
 }
 
 const NATIVE_TOOLS: ReadonlySet<JsonValue> = new Set(['function', 'custom', 'namespace', 'shell', 'apply_patch']);
 
 /** The client's tools an OpenAI Responses deployment runs or lets the client run (not the ignored hosted ones). */
 function nativeTools(v: JsonValue | undefined, webSearch: readonly JsonObject[]): JsonValue[] {
-  return asArray(v).filter((t) => isObject(t) && (NATIVE_TOOLS.has(t.type ?? null) || webSearch.includes(t)));
+  const all = asArray(v);
+  const kept = all.filter((t) => isObject(t) && (NATIVE_TOOLS.has(t.type ?? null) || webSearch.includes(t)));
+  return kept.length === all.length ? all : kept; // the client's own array when nothing went: its bytes are kept
 }
 
 function standaloneAsUser(item: JsonValue): JsonValue {

@@ -1,0 +1,46 @@
+// An upstream Chat frame written to a Chat client as it came (the decoder marked it `through`:
+// through.ts), with only what the gateway owns changed:
+// - `model`: the model the client is served as (decisions §2), spliced into the frame's bytes when
+//   the decoder recognised its layout (chunk-layout.ts), else the frame is re-serialised with it;
+// - the first frame (message-start) gains the `gateway` routing object;
+// - the frame with the final usage (message-delta) gets the gateway's `usage` (validated tokens and
+//   the cost settle charges, as the re-encoder writes it) in place of the upstream's, and `gateway`;
+// - [DONE] is written as it is.
+// Everything else (ids, `created`, `system_fingerprint`, `service_tier`, `obfuscation`, `logprobs:
+// null`, `usage: null` on every chunk, Azure's filter results) is the upstream's.
+import type { JsonObject, NativeFrame } from '../../chunks.js';
+import { copyWith } from '../../json/copy-with.js';
+
+const DONE = 'data: [DONE]\n\n';
+
+export interface ThroughChanges {
+  /** the model the client sees, and its JSON text */
+  model: string;
+  modelJson: string;
+  /** the `gateway` object, on the first and on the usage frame */
+  gateway?: JsonObject;
+  /** the gateway's `usage`, on the usage frame */
+  usage?: JsonObject;
+}
+
+export function throughFrame(native: NativeFrame, changes: ThroughChanges): string {
+  if (native.event === 'done') return DONE;
+  const { gateway, usage } = changes;
+  const span = native.modelSpan;
+  if (gateway === undefined && usage === undefined) {
+    if (native.parsed.model === changes.model) return `data: ${native.data}\n\n`;
+    if (span !== undefined) return `data: ${native.data.slice(0, span[0])}${changes.modelJson}${native.data.slice(span[1])}\n\n`;
+  }
+  const out = copyWith(native.parsed, 'model', changes.model);
+  if (usage !== undefined) out.usage = usage;
+  if (gateway !== undefined) out.gateway = gateway;
+  return `data: ${JSON.stringify(out)}\n\n`;
+}
+
+/** The frame carries a finish_reason (so the re-encoder must not write one again). */
+export function carriesFinish(native: NativeFrame): boolean {
+  const choices = native.parsed.choices;
+  if (!Array.isArray(choices)) return false;
+  const choice = choices[0];
+  return typeof choice === 'object' && choice !== null && !Array.isArray(choice) && typeof choice.finish_reason === 'string';
+}

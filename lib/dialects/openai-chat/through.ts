@@ -1,0 +1,113 @@
+// Which upstream Chat frames a Chat client may receive as they came (the native path, as Messages →
+// Messages has), instead of having their canonical events re-encoded by encode-sse.ts. A frame goes
+// through when what the re-encoder would write for it says the same thing: its events are only
+// message-start, text blocks and their deltas, message-delta and message-stop, and the chunk holds
+// nothing the re-encoder would have translated or dropped for a reason:
+// - one choice at most, with keys the re-encoder knows (`logprobs` only null: the gateway never asks
+//   for them; Azure's `content_filter_results` pass as they are);
+// - a delta of `role: "assistant"`, `content` and a null or empty `refusal` only (a refusal becomes
+//   content, reasoning becomes `reasoning` + `reasoning_details`, tool calls get stable indexes and
+//   ids: all of those are re-encoded);
+// - the first frame (message-start) says `role: "assistant"` with a string `content`, as the
+//   re-encoder's first frame does (a tool call's or a refusal's first frame has `content: null`);
+// - `finish_reason` only as the re-encoder would write it, and only on a frame that brought events
+//   (a frame without events is not written at all, as today);
+// - no `usage` but on the frame that brings message-delta, and that one with empty `choices` (the
+//   final usage chunk of decisions §3; its usage is replaced by the gateway's, with the cost); no
+//   member named `gateway` (the gateway's own);
+// - the frame with message-delta only when the finish_reason already went through, and [DONE] only
+//   when that frame did.
+// A frame that goes through is marked `through` ('usage' for the one that carries message-delta: the
+// encoder writes it at that event, once the validated usage is known). Any other frame is re-encoded
+// from its events, as before; both kinds mix in one stream.
+import type { CanonicalEvent, JsonObject, JsonValue, NativeFrame } from '../../chunks.js';
+import { finishReason } from './client.js';
+import { isObject } from './wire.js';
+
+const CHOICE_KEYS: ReadonlySet<string> = new Set(['index', 'delta', 'finish_reason', 'logprobs', 'content_filter_results']);
+const DELTA_KEYS: ReadonlySet<string> = new Set(['role', 'content', 'refusal']);
+const FINISH: ReadonlySet<JsonValue> = new Set(['stop', 'length', 'content_filter', 'tool_calls']);
+
+function knownKeys(o: JsonObject, keys: ReadonlySet<string>): boolean {
+  for (const k in o) if (!keys.has(k)) return false;
+  return true;
+}
+
+/** The chunk's shape allows it through; `start`: it brought message-start. */
+function plainChunk(chunk: JsonObject, start: boolean, usage: boolean): boolean {
+  if (Object.hasOwn(chunk, 'gateway')) return false;
+  if (!usage && chunk.usage !== undefined && chunk.usage !== null) return false;
+  const choices = chunk.choices;
+  if (choices === undefined || choices === null) return !start;
+  if (!Array.isArray(choices) || choices.length > 1) return false;
+  if (choices.length === 0) return !start;
+  const choice = choices[0]!;
+  if (!isObject(choice) || !knownKeys(choice, CHOICE_KEYS)) return false;
+  if (choice.logprobs !== undefined && choice.logprobs !== null) return false;
+  const finish = choice.finish_reason;
+  if (finish !== undefined && finish !== null && !FINISH.has(finish)) return false;
+  const delta = choice.delta;
+  if (delta === undefined || delta === null) return !start;
+  if (!isObject(delta) || !knownKeys(delta, DELTA_KEYS)) return false;
+  if (delta.refusal !== undefined && delta.refusal !== null && delta.refusal !== '') return false;
+  if (start ? delta.role !== 'assistant' || typeof delta.content !== 'string' : delta.role !== undefined && delta.role !== 'assistant') return false;
+  return true;
+}
+
+export class ThroughRule {
+  /** canonical indexes of the text blocks */
+  private readonly text = new Set<number>();
+  /** the finish_reason a frame that went through carried */
+  private finish: string | undefined;
+  /** the frame with message-delta went through */
+  private ended = false;
+
+  /** Marks `native` when the events it brought (`out`) may go to a Chat client as the frame itself. */
+  mark(native: NativeFrame, chunk: JsonObject, out: readonly CanonicalEvent[]): void {
+    if (out.length === 0) return;
+    let start = false;
+    let delta: Extract<CanonicalEvent, { type: 'message-delta' }> | undefined;
+    let plain = true;
+    for (const ev of out) {
+      switch (ev.type) {
+        case 'message-start':
+          start = true;
+          break;
+        case 'block-start':
+          if (ev.block.kind === 'text') this.text.add(ev.index);
+          else plain = false;
+          break;
+        case 'text-delta':
+        case 'block-stop':
+          if (!this.text.has(ev.index)) plain = false;
+          break;
+        case 'message-delta':
+          delta = ev;
+          break;
+        default:
+          plain = false;
+      }
+    }
+    // a content frame in the recognised layout (chunk-layout.ts) has a plain shape by construction;
+    // as the first frame it lacks the role
+    if (!plain || ((native.modelSpan === undefined || start) && !plainChunk(chunk, start, delta !== undefined))) return;
+    const choice = Array.isArray(chunk.choices) ? chunk.choices[0] : undefined;
+    // the usage chunk a client reads has empty choices (decisions §3): a finish with usage is re-encoded
+    if (delta !== undefined && choice !== undefined) return;
+    const finish = isObject(choice) && typeof choice.finish_reason === 'string' ? choice.finish_reason : undefined;
+    if (finish !== undefined) {
+      if (this.finish !== undefined) return;
+      this.finish = finish;
+    }
+    if (delta !== undefined) {
+      if (this.finish === undefined || finishReason(delta.stop) !== this.finish) return;
+      this.ended = true;
+    }
+    native.through = delta !== undefined ? 'usage' : 'frame';
+  }
+
+  /** [DONE] goes through when the frame with message-delta did (the re-encoder writes the usage chunk otherwise). */
+  markDone(native: NativeFrame): void {
+    if (this.ended) native.through = 'frame';
+  }
+}

@@ -1,0 +1,65 @@
+// The frame that makes up nearly all of a Responses stream, recognised by its exact layout and
+// decoded without the general parser (as the Messages `text_delta` frame is: ../anthropic/text-delta.ts):
+//
+//   {"type":"response.output_text.delta","sequence_number":<digits>,"item_id":<s>,"output_index":<digits>,
+//    "content_index":<digits>,"delta":<s>,"logprobs":[][,"obfuscation":<s>]}
+//
+// with no whitespace and nothing else. Such a frame has no duplicate key and no number out of range,
+// so the object built here is the one the strict parser would build (same keys, same order, same
+// values). Anything else, a near miss included, returns null and takes the general path. Where
+// `"delta":"…","logprobs":[]` lies comes with it: a Responses client's copy keeps those bytes (the
+// members before them are numbered and named by the gateway: client-encode-writer.ts; OpenAI's
+// `obfuscation` padding is left out, as the re-encoder always did: the gateway does not forward the
+// client's `stream_options.include_obfuscation`).
+import type { JsonObject } from '../../chunks.js';
+
+/**
+ * a JSON string's body: characters other than a quote, a backslash or a control character, and valid
+ * escapes, written as an unrolled loop (runs of plain characters between escapes), which V8 matches
+ * several times faster than an alternation tried at every character
+ */
+const S = '([^"\\\\\\u0000-\\u001f]*(?:\\\\(?:["\\\\/bfnrt]|u[0-9a-fA-F]{4})[^"\\\\\\u0000-\\u001f]*)*)';
+const N = '(0|[1-9]\\d{0,14})';
+
+const FRAME = new RegExp(
+  `^\\{"type":"response\\.output_text\\.delta","sequence_number":${N},"item_id":"${S}","output_index":${N},` +
+    `"content_index":${N},"delta":"${S}","logprobs":\\[\\](?:,"obfuscation":"${S}")?\\}$`,
+);
+
+/** longer frames take the general path (keeps the expression's backtracking stack small) */
+const MAX_FRAME = 64 * 1024;
+
+const BEFORE_ITEM = '{"type":"response.output_text.delta","sequence_number":'.length + ',"item_id":"'.length;
+const BEFORE_DELTA = '","output_index":'.length + ',"content_index":'.length + 1;
+const DELTA_KEY = '"delta":"'.length;
+const AFTER_DELTA = '","logprobs":[]'.length;
+
+export interface DeltaLayout {
+  parsed: JsonObject;
+  /** where `"delta":"…","logprobs":[]` lies in the frame */
+  kept: [number, number];
+}
+
+function text(raw: string): string {
+  // escapes are decoded by JSON.parse, as the strict parser decodes them
+  return raw.indexOf('\\') < 0 ? raw : (JSON.parse(`"${raw}"`) as string);
+}
+
+export function parseDeltaLayout(data: string): DeltaLayout | null {
+  if (data.length > MAX_FRAME) return null;
+  const m = FRAME.exec(data);
+  if (m === null) return null;
+  const [, seq, item, out, content, delta, obfuscation] = m as unknown as (string | undefined)[];
+  const parsed: JsonObject = {
+    type: 'response.output_text.delta',
+    sequence_number: Number(seq),
+    item_id: text(item!),
+    output_index: Number(out),
+    content_index: Number(content),
+    delta: text(delta!),
+    logprobs: [],
+  };
+  if (obfuscation !== undefined) parsed.obfuscation = text(obfuscation);
+  const from = BEFORE_ITEM + seq!.length + item!.length + BEFORE_DELTA + out!.length + content!.length;
+  return { parsed, kept: [from, from + DELTA_KEY + delta!.length + AFTER_DELTA] };
+}
