@@ -5,6 +5,7 @@
 // (admin-ops.ts); each store runs them (admin-sqlite.ts, pg/pg-admin.ts).
 import type { StoredUsage } from './ledger-api.js';
 import type { Awaitable } from './store-api.js';
+import type { TokenCounts } from './types.js';
 
 export type Source = 'config' | 'admin';
 
@@ -33,29 +34,9 @@ export interface EnvironmentRow extends Counters {
   source: Source;
 }
 
-export interface AdminKeyRow extends Counters {
+/** What a key is, as the admin API makes it and reads it back (caps in units). */
+interface KeyFields {
   id: string;
-  org: string;
-  project: string | null;
-  environment: string | null;
-  name: string | null;
-  scopes: string[];
-  models: string[];
-  rpm: number | null;
-  tpm: number | null;
-  source: Source;
-  revoked: boolean;
-  createdAt: number | null;
-  revokedAt: number | null;
-  /** the secret's last characters (never the secret) */
-  hint: string | null;
-}
-
-/** A key the admin API creates: its secret only as a hash. */
-export interface NewKey {
-  id: string;
-  hash: string;
-  hint: string;
   org: string;
   project: string | null;
   environment: string | null;
@@ -65,6 +46,21 @@ export interface NewKey {
   spendCap: number | null;
   rpm: number | null;
   tpm: number | null;
+}
+
+export interface AdminKeyRow extends KeyFields, Counters {
+  source: Source;
+  revoked: boolean;
+  createdAt: number | null;
+  revokedAt: number | null;
+  /** the secret's last characters (never the secret) */
+  hint: string | null;
+}
+
+/** A key the admin API creates: its secret only as a hash. */
+export interface NewKey extends KeyFields {
+  hash: string;
+  hint: string;
 }
 
 /** What a PATCH may change on a key: absent fields stay. */
@@ -106,15 +102,9 @@ export interface UsageFilter {
 
 export type UsageGroup = 'day' | 'model' | 'key' | 'project' | 'end_user';
 
-export interface UsageSums {
+export interface UsageSums extends TokenCounts {
   group: string | null;
   requests: number;
-  inputTokens: number;
-  outputTokens: number;
-  cacheReadTokens: number;
-  cacheWriteTokens: number;
-  reasoningTokens: number;
-  webSearches: number;
   /** units */
   cost: number;
 }

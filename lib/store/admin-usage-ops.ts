@@ -3,6 +3,7 @@
 // ledger charged, so the sums equal the spend counters.
 import { rows, sql, type Op, type SqlKind, type SqlValue } from './admin-sql.js';
 import type { AuditRow, RequestRow, UsageFilter, UsageGroup, UsageSums } from './admin-store.js';
+import type { TokenCounts } from './types.js';
 
 /** What each grouping groups by: the served model (the one charged), else the requested one. */
 function groupExpression(group: UsageGroup, kind: SqlKind): string {
@@ -40,19 +41,24 @@ const SUMS = `count(*) AS requests,
   CAST(coalesce(sum(reasoning_tokens), 0) AS BIGINT) AS reasoning_tokens, CAST(coalesce(sum(web_searches), 0) AS BIGINT) AS web_searches,
   CAST(coalesce(sum(cost), 0) AS BIGINT) AS cost`;
 
-type SumColumns = Record<'requests' | 'input_tokens' | 'output_tokens' | 'cache_read_tokens' | 'cache_write_tokens' | 'reasoning_tokens' | 'web_searches' | 'cost', number> & {
-  grp: string | null;
-};
+/** The usage table's count columns, as a row or a sum of rows reads them (PostgreSQL answers BIGINT as a string). */
+type TokenColumns = Record<'input_tokens' | 'output_tokens' | 'cache_read_tokens' | 'cache_write_tokens' | 'reasoning_tokens' | 'web_searches', number>;
 
-const sumsOf = (r: SumColumns): UsageSums => ({
-  group: r.grp ?? null,
-  requests: Number(r.requests),
+const tokensOf = (r: TokenColumns): TokenCounts => ({
   inputTokens: Number(r.input_tokens),
   outputTokens: Number(r.output_tokens),
   cacheReadTokens: Number(r.cache_read_tokens),
   cacheWriteTokens: Number(r.cache_write_tokens),
   reasoningTokens: Number(r.reasoning_tokens),
   webSearches: Number(r.web_searches),
+});
+
+type SumColumns = TokenColumns & Record<'requests' | 'cost', number> & { grp: string | null };
+
+const sumsOf = (r: SumColumns): UsageSums => ({
+  group: r.grp ?? null,
+  requests: Number(r.requests),
+  ...tokensOf(r),
   cost: Number(r.cost),
 });
 
@@ -65,7 +71,7 @@ export function* usageSums(filter: UsageFilter, group: UsageGroup | null, kind: 
   return (yield* rows<SumColumns>(sql(text, ...where.params))).map(sumsOf);
 }
 
-interface UsageColumns {
+interface UsageColumns extends TokenColumns {
   seq: number;
   request_id: string;
   key_id: string;
@@ -76,12 +82,6 @@ interface UsageColumns {
   model_requested: string | null;
   model_served: string | null;
   provider: string | null;
-  input_tokens: number;
-  output_tokens: number;
-  cache_read_tokens: number;
-  cache_write_tokens: number;
-  reasoning_tokens: number;
-  web_searches: number;
   audio_seconds: number | null;
   cost: number;
   call_name: string | null;
@@ -109,12 +109,7 @@ function requestOf(r: UsageColumns): RequestRow {
     modelRequested: r.model_requested,
     modelServed: r.model_served,
     provider: r.provider,
-    inputTokens: Number(r.input_tokens),
-    outputTokens: Number(r.output_tokens),
-    cacheReadTokens: Number(r.cache_read_tokens),
-    cacheWriteTokens: Number(r.cache_write_tokens),
-    reasoningTokens: Number(r.reasoning_tokens),
-    webSearches: Number(r.web_searches),
+    ...tokensOf(r),
     audioSeconds: r.audio_seconds,
     cost: Number(r.cost),
     callName: r.call_name,

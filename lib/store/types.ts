@@ -34,7 +34,17 @@ export interface Reservation {
 /** The levels a spend cap can apply at. */
 export type CapLevel = 'key' | 'environment' | 'project' | 'organization';
 
-export interface UsageRecord {
+/** What a request used, as a usage row records it and the admin API's sums add it up. */
+export interface TokenCounts {
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+  reasoningTokens: number;
+  webSearches: number;
+}
+
+export interface UsageRecord extends TokenCounts {
   requestId: string;
   keyId: string;
   org: string;
@@ -44,12 +54,6 @@ export interface UsageRecord {
   modelRequested: string | null;
   modelServed: string | null;
   provider: string | null;
-  inputTokens: number;
-  outputTokens: number;
-  cacheReadTokens: number;
-  cacheWriteTokens: number;
-  reasoningTokens: number;
-  webSearches: number;
   audioSeconds: number | null;
   /** settled cost in units */
   cost: number;

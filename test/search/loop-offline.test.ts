@@ -2,31 +2,15 @@
 // search request with a cited answer from the simulated search backend it starts on loopback; a
 // config with no backend never offers the search function and charges nothing for the hosted tool
 // Codex always sends.
-import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { ROOT } from '../helpers/paths.js';
+import { runGateway } from '../helpers/processes.js';
 import { answerText, charged, responses, startSearchGateway } from './loop-helpers.js';
 
-async function startDefault(dir: string): Promise<{ url: string; stop(): void }> {
-  const proc = spawn(process.execPath, [join(ROOT, 'dist/bin/gateway.js'), '--port', '0'], { cwd: dir, env: { PATH: process.env.PATH }, stdio: ['ignore', 'pipe', 'pipe'] });
-  proc.stderr.resume();
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    proc.stdout.on('data', (c: Buffer) => {
-      out += c.toString();
-      const m = /"url":"(http:[^"]+)"/.exec(out);
-      if (m) resolve(m[1]!);
-    });
-    proc.once('exit', (code) => reject(new Error(`exited with ${code}`)));
-  });
-  return { url, stop: () => proc.kill('SIGTERM') };
-}
-
 t.test('the built-in default: a Responses request with web_search gets a cited answer, no network', async (t) => {
-  const gw = await startDefault(mkdtempSync(join(tmpdir(), 'gw-search-default-')));
+  const gw = await runGateway(mkdtempSync(join(tmpdir(), 'gw-search-default-')));
   t.teardown(() => gw.stop());
   for (const stream of [false, true]) {
     const res = await fetch(`${gw.url}/v1/responses`, {

@@ -7,9 +7,8 @@ import { join } from 'node:path';
 import t from 'tap';
 import { finalizeConfig } from '../../lib/config.js';
 import { baseConfig, startGateway, TEST_KEY } from '../helpers/gateway.js';
-import { ROOT, fixture } from '../helpers/paths.js';
-
-const GATEWAY = join(ROOT, 'dist/bin/gateway.js');
+import { fixture } from '../helpers/paths.js';
+import { GATEWAY, runGateway } from '../helpers/processes.js';
 
 function runWithConfig(config: unknown, env: NodeJS.ProcessEnv = {}): { status: number | null; stderr: string } {
   const dir = mkdtempSync(join(tmpdir(), 'gw-cfg-'));
@@ -78,39 +77,11 @@ t.test('--port 0, the listening line, and graceful SIGTERM', async (t) => {
 
 t.test('the built-in default serves without a config file and prints the demo key', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'gw-default-'));
-  const gw = await startGatewayInDir(dir);
-  t.match(gw.stderr, /sk-gw-demo-0000/);
+  const gw = await runGateway(dir);
+  t.ok(await gw.stderrLine(/sk-gw-demo-0000/), 'prints the demo key');
   const res = await fetch(`${gw.url}/v1/models`, { headers: { 'x-api-key': 'sk-gw-demo-0000' } });
   t.equal(res.status, 200);
   const hello = await fetch(`${gw.url}/api/hello`, { method: 'HEAD' });
   t.equal(hello.status, 204);
   await gw.stop();
 });
-
-async function startGatewayInDir(dir: string): Promise<{ url: string; stderr: string; stop(): Promise<void> }> {
-  const { spawn } = await import('node:child_process');
-  const proc = spawn(process.execPath, [GATEWAY, '--port', '0'], { cwd: dir, env: { PATH: process.env.PATH }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stderr = '';
-  proc.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    proc.stdout.on('data', (c: Buffer) => {
-      out += c.toString();
-      const m = /"url":"(http:[^"]+)"/.exec(out);
-      if (m) resolve(m[1]!);
-    });
-    proc.once('exit', () => reject(new Error(stderr)));
-  });
-  await new Promise((r) => setTimeout(r, 50));
-  return {
-    url,
-    get stderr() {
-      return stderr;
-    },
-    stop: () =>
-      new Promise<void>((resolve) => {
-        proc.once('exit', () => resolve());
-        proc.kill('SIGTERM');
-      }),
-  };
-}
