@@ -74,7 +74,7 @@ class SearchLoop {
     private readonly ctx: RequestContext,
   ) {
     this.routed = offered;
-    this.rewriter = createCitationRewriter({ source: (id) => this.sources.get(id), style: ctx.dialect === 'anthropic' ? 'blocks' : 'spans' });
+    this.rewriter = createCitationRewriter({ source: (id) => this.sources.get(id), style: searchTurns[ctx.dialect]?.citationStyle ?? 'spans' });
   }
 
   private get plan(): SearchPlan {

@@ -28,8 +28,8 @@ export function offerSearch(routed: RoutedRequest, ctx: RequestContext): (Routed
   if (turns === undefined || ctx.services.search?.enabled !== true) return null;
   if (turns.hostedSearches(req.body) === 0) return null;
   const own = dialectFor(req.source).upstream?.api;
-  // Messages: an Anthropic deployment runs the hosted tool itself (and bills it as it reports it)
-  if (req.source === 'anthropic' && routed.deployments.some((d) => d.api === own)) return null;
+  // a deployment of the client's own API that runs the hosted tool itself (and bills it as it reports it)
+  if (turns.hostedNatively && routed.deployments.some((d) => d.api === own)) return null;
   const body = turns.offer(req.body, SEARCH_FUNCTION);
   if (body === null) return null;
   const validate = dialectFor(req.source).validate!;

@@ -3,6 +3,7 @@
 // and skill-mixture logits) are linear in the encoding; per model, an ability and per-skill offsets.
 // Loss: the cross-entropy of every model's score under P = sigmoid(ability + mixture·skills −
 // difficulty), plus a cross-entropy pulling the mixture toward the prompt's labelled skill.
+import { prng } from '../../lib/replay/chunking.js';
 import { Encoder, FEATURES } from '../../lib/router/encoder.js';
 import type { QualityProfile, RouterInput } from '../../lib/router/router-api.js';
 import { sigmoid, softmaxInPlace } from '../../lib/router/weights.js';
@@ -43,17 +44,8 @@ export interface FitResult {
   loss: number;
 }
 
-/** mulberry32: a small seeded generator for the shuffles. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** the seeded generator for the shuffles (mulberry32, the one replay's random chunking uses) */
+export const rng = prng;
 
 interface Encoded {
   start: Int32Array;

@@ -162,6 +162,13 @@ export interface SearchRoundTurn {
 
 /** How a client dialect's body offers the search function and carries the rounds on (wire shapes). */
 export interface SearchTurns {
+  /**
+   * whether a deployment speaking this dialect's own upstream API runs the hosted search tool itself
+   * (Messages → Anthropic: passed through natively, not run by the gateway)
+   */
+  readonly hostedNatively: boolean;
+  /** how this dialect's clients see citations: spans on the text, or cited text in blocks of its own */
+  readonly citationStyle: 'spans' | 'blocks';
   /** the hosted web-search tools the body asks for (0: none) */
   hostedSearches(body: JsonObject): number;
   /** the body with its hosted web-search tools replaced by `fn`; null when `fn.name` is taken by a client tool */

@@ -10,23 +10,13 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import t from 'tap';
+import { prng as generator } from '../helpers/replay.js';
 import { baseConfig, startGateway, TEST_KEY, withModels, type RunningGateway } from '../helpers/gateway.js';
 import { recordingCatalog, recordings, type Recording } from './fixture-models.js';
 import { firstTurn, nextTurn, type ClientApi, type Clients, type Helper } from './sdk-turns.js';
 
 const SEED = Number(process.env.GATEWAY_ROUNDTRIP_SEED ?? 20261126);
 const CASES = Number(process.env.GATEWAY_ROUNDTRIP_CASES ?? 60);
-
-/** mulberry32: a small seeded generator, so a failing case can be replayed. */
-function generator(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let x = Math.imul(a ^ (a >>> 15), 1 | a);
-    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const APIS: ClientApi[] = ['messages', 'chat', 'responses'];
 const HELPERS: Helper[] = ['create', 'helper'];

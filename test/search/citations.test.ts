@@ -3,6 +3,7 @@
 // receives, counted in code points (astral characters included) — whether the markers arrive whole or
 // split across deltas at any byte or code-unit boundary.
 import t from 'tap';
+import { prng as rng } from '../helpers/replay.js';
 import type { CanonicalEvent, JsonObject, WebSearchSource } from '../../lib/chunks.js';
 import { CITE_CLOSE, CITE_OPEN, createCitationRewriter } from '../../lib/search/citations.js';
 
@@ -61,16 +62,6 @@ function randomSplit(s: string, rand: () => number, n: number): string[] {
   }
   out.push(s.slice(at));
   return out;
-}
-
-/** mulberry32: a seeded RNG, so a failure repeats. */
-function rng(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let x = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** The text split at UTF-8 byte boundaries and decoded as an upstream decoder does (streaming TextDecoder). */

@@ -47,6 +47,8 @@ function append(body: JsonObject, fn: SearchFunction, round: SearchRoundTurn): J
 }
 
 export const anthropicSearchTurns: SearchTurns = {
+  hostedNatively: true,
+  citationStyle: 'blocks',
   hostedSearches: (body) => toolsOf(body).filter(isHostedSearch).length,
   offer,
   append,

@@ -81,6 +81,9 @@ function append(body: JsonObject, fn: SearchFunction, round: SearchRoundTurn): J
 }
 
 export const responsesSearchTurns: SearchTurns = {
+  // every Responses web search is the gateway's (decisions §11), whatever the deployment
+  hostedNatively: false,
+  citationStyle: 'spans',
   hostedSearches: (body) => toolsOf(body).filter(isHostedSearch).length,
   offer,
   append,
