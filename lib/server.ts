@@ -169,7 +169,7 @@ export function createGateway(initial: ServingState, log: Logger): Gateway {
       if (endpoint.chain) {
         ranChain = true;
         await runPipeline(ctx, req, res, endpoint.chain);
-      } else await endpoint.handle!(ctx, req, res);
+      } else failed = (await endpoint.handle!(ctx, req, res)) ?? undefined;
     } catch (err) {
       const error = GatewayError.from(err);
       failed = error;

@@ -30,6 +30,7 @@ export const admin: EndpointDefinition = {
         // an unexpected error goes to the server, which logs it and answers 500
         if (!GatewayError.is(err)) throw err;
         replyError(res, ctx.responseHeaders, err);
+        return err;
       }
     },
   }),

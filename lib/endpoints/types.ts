@@ -3,6 +3,7 @@
 // endpoints (./index.ts) is the request lifecycle, one entry a file (the fastify hooks-array idea).
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { DialectName } from '../chunks.js';
+import type { GatewayError } from '../errors.js';
 import type { Config } from '../config.js';
 import type { EndpointName, RequestContext } from '../context.js';
 import type { MessagesHeaderInfo } from '../dialects/index.js';
@@ -42,8 +43,11 @@ export interface Endpoint {
   readonly dialect: (req: IncomingMessage) => DialectName;
   readonly hooks: readonly Hook[];
   readonly chain?: EndpointChain;
-  /** a helper route answers itself (it writes its own head, with `ctx.responseHeaders`) */
-  readonly handle?: (ctx: RequestContext, req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
+  /**
+   * a helper route answers itself (it writes its own head, with `ctx.responseHeaders`); one that
+   * answers an error in its own envelope returns that error, so the request log line names its code
+   */
+  readonly handle?: (ctx: RequestContext, req: IncomingMessage, res: ServerResponse) => void | GatewayError | Promise<void | GatewayError>;
 }
 
 /** One entry of the table: where an endpoint is served, and how to build it for a configuration. */

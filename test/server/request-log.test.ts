@@ -5,6 +5,7 @@
 import t from 'tap';
 import { baseConfig, messagesHeaders, startGateway, TEST_KEY, type RunningGateway } from '../helpers/gateway.js';
 import { rawRequest } from '../helpers/http.js';
+import { ADMIN_KEY, startAdminGateway } from '../helpers/admin.js';
 
 const PROMPT = 'a-secret-prompt-text-42';
 
@@ -101,4 +102,27 @@ t.test('debug: the stage timings of each request', async (t) => {
     t.type(stageMs[name], 'number', `${name} is timed`);
   }
   t.notMatch(JSON.stringify(gw.logs), new RegExp(PROMPT), 'never the prompt, even at debug');
+});
+
+t.test('info: an admin route that answers an error logs its code', async (t) => {
+  const admin = await startAdminGateway();
+  t.teardown(() => admin.gw.stop());
+  const { gw } = admin;
+
+  let from = gw.logs.length;
+  const invalid = await admin.call('POST', '/keys', { org: 'acme', scopes: ['messages', 42] });
+  t.equal(invalid.status, 400);
+  const line = await requestLine(gw, from);
+  t.match(line, { method: 'POST', path: '/admin/v1/keys', status: 400, errorCode: 'GW_ERR_REQUEST_INVALID', errorMessage: String });
+
+  from = gw.logs.length;
+  const refused = await admin.call('GET', '/orgs', undefined, 'not-the-admin-key-000');
+  t.equal(refused.status, 401);
+  t.match(await requestLine(gw, from), { path: '/admin/v1/orgs', status: 401, errorCode: String });
+
+  from = gw.logs.length;
+  const ok = await admin.call('GET', '/orgs');
+  t.equal(ok.status, 200);
+  t.equal((await requestLine(gw, from)).errorCode, undefined, 'a success names no error');
+  t.notMatch(JSON.stringify(gw.logs), new RegExp(ADMIN_KEY), 'never the admin key');
 });
