@@ -2,7 +2,7 @@
 // file-backed store (WAL, synchronous=NORMAL) in a temp dir and on :memory:. Each store is measured
 // one call at a time (a transaction each) and batched as the gateway runs it (`reserveSoon` /
 // `endSoon`: what 16 concurrent requests queue in one event-loop turn shares one transaction).
-// Request ids are the gateway's own (lib/request-id.ts): how they sort decides which pages of the
+// Request ids are the gateway's own (lib/ids.ts): how they sort decides which pages of the
 // usage table's key index each settle writes.
 // Run: npx tsc -p . && node dist/bench/store.js [iterations]
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { finalizeConfig } from '../lib/config.js';
 import { Store } from '../lib/store/store.js';
-import { newRequestId } from '../lib/request-id.js';
+import { newRequestId } from '../lib/ids.js';
 import type { UsageRecord } from '../lib/store/types.js';
 
 const iterations = Number(process.argv[2] ?? 20_000);

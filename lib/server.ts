@@ -11,7 +11,7 @@ import { errors } from './errors/index.js';
 import { matchEndpoint, type Endpoint, type Learned, type RequestHead, type Routes } from './endpoints/index.js';
 import { runPipeline, writeError } from './pipeline.js';
 import type { Outcome } from './notes.js';
-import { newRequestId } from './request-id.js';
+import { newRequestId } from './ids.js';
 import type { Services } from './services.js';
 import { NO_FACTS, requestSummary } from './request-log.js';
 import { bodyBudget } from './body-budget.js';

@@ -1,7 +1,7 @@
 // What each change of the SQLite credit ledger does inside its write transaction (the caller holds
 // it: `BEGIN IMMEDIATE`, alone or as one operation of a batch): a hold, an end, the release of what
 // dead owners held. The rules are ledger.ts's; a batch's counters are ledger-batch.ts's.
-import { randomUUID } from 'node:crypto';
+import { timeOrderedId } from '../ids.js';
 import type { ReserveInput } from './ledger-api.js';
 import { checkHold, levelsOf, type CounterBatch, type Delta } from './ledger-batch.js';
 import type { LedgerStatements } from './ledger-statements.js';
@@ -36,7 +36,8 @@ export class LedgerWrites {
       checkHold(hold, levelsOf(this.st.levels.get(hold)));
       this.apply(hold);
     }
-    const id = `res_${randomUUID()}`;
+    // sorts by time: the hold's row goes at the end of the reservations table (lib/ids.ts)
+    const id = timeOrderedId('res_');
     this.st.insertReservation.run(id, requestId, key.id, key.org, project, environment, amount, this.bootId, Date.now());
     return { id, requestId, keyId: key.id, amount };
   }

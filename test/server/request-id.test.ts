@@ -1,10 +1,10 @@
 // The gateway's own request ids through bin/gateway: `req_` and 32 hex digits, the first 12 the
 // time the request came in (ms), so that ids sort by time (they key the usage table, whose index
-// then grows at its end: lib/request-id.ts) and stay unique.
+// then grows at its end: lib/ids.ts) and stay unique.
 import t from 'tap';
 import { baseConfig, startGateway, type RunningGateway } from '../helpers/gateway.js';
 import { msg, post } from '../helpers/messages.js';
-import { newRequestId } from '../../lib/request-id.js';
+import { newRequestId } from '../../lib/ids.js';
 
 let gw: RunningGateway;
 t.before(async () => {

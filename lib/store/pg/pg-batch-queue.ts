@@ -6,7 +6,7 @@
 //
 // A batch the database refuses for a reason that may pass (connection lost, shutting down) fails
 // its holds with a retryable 503 and hands its ends to the settle backlog, as on SQLite.
-import { randomUUID } from 'node:crypto';
+import { timeOrderedId } from '../../ids.js';
 import type { Pool } from 'pg';
 import { GatewayError } from '../../errors.js';
 import { errors } from '../../errors/index.js';
@@ -192,7 +192,7 @@ export class PgBatchQueue {
   /** `amount` is checked by the caller. */
   reserveSoon(input: ReserveInput): Promise<Reservation> {
     if (this.backlog.size > 0) return Promise.reject(errors.storeUnwritable(this.backlog.retryAfterSeconds()));
-    return new Promise((resolve, reject) => this.enqueue({ kind: 'reserve', input, id: `res_${randomUUID()}`, resolve, reject }));
+    return new Promise((resolve, reject) => this.enqueue({ kind: 'reserve', input, id: timeOrderedId('res_'), resolve, reject }));
   }
 
   /** `record` as it is to be written (cost 0 for a release; null: a release without a record). */
