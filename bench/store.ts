@@ -2,12 +2,15 @@
 // file-backed store (WAL, synchronous=NORMAL) in a temp dir and on :memory:. Each store is measured
 // one call at a time (a transaction each) and batched as the gateway runs it (`reserveSoon` /
 // `endSoon`: what 16 concurrent requests queue in one event-loop turn shares one transaction).
+// Request ids are the gateway's own (lib/ids.ts): how they sort decides which pages of the
+// usage table's key index each settle writes.
 // Run: npx tsc -p . && node dist/bench/store.js [iterations]
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { finalizeConfig } from '../lib/config.js';
 import { Store } from '../lib/store/store.js';
+import { newRequestId } from '../lib/ids.js';
 import type { UsageRecord } from '../lib/store/types.js';
 
 const iterations = Number(process.argv[2] ?? 20_000);
@@ -65,15 +68,15 @@ function report(label: string, ms: number, n = iterations): void {
 async function runBatched(label: string, url: string): Promise<void> {
   const { store, key } = open(url);
   const ledger = store.ledger;
-  const round = async (prefix: string): Promise<void> => {
-    const ids = Array.from({ length: BATCH }, (_, j) => `${prefix}-${j}`);
+  const round = async (): Promise<void> => {
+    const ids = Array.from({ length: BATCH }, () => newRequestId());
     const holds = await Promise.all(ids.map((requestId) => ledger.reserveSoon({ requestId, key, amount: 1_000_000 })));
     await Promise.all(holds.map((r) => ledger.endSoon(r, record(r.requestId, 9_000), true)));
   };
-  for (let i = 0; i < 500 / BATCH; i++) await round(`warm-${i}`);
+  for (let i = 0; i < 500 / BATCH; i++) await round();
   const rounds = Math.ceil(iterations / BATCH);
   const start = process.hrtime.bigint();
-  for (let i = 0; i < rounds; i++) await round(`req-${i}`);
+  for (let i = 0; i < rounds; i++) await round();
   report(`${label}, batches of ${BATCH}`, Number(process.hrtime.bigint() - start) / 1e6, rounds * BATCH);
   store.close();
 }
@@ -82,11 +85,14 @@ function run(label: string, url: string): void {
   const { store, key } = open(url);
   const ledger = store.ledger;
   // warm up the statements and the page cache
-  for (let i = 0; i < 500; i++) ledger.settle(ledger.reserve({ requestId: `warm-${i}`, key, amount: 1_000_000 }), record(`warm-${i}`, 9_000));
+  for (let i = 0; i < 500; i++) {
+    const r = ledger.reserve({ requestId: newRequestId(), key, amount: 1_000_000 });
+    ledger.settle(r, record(r.requestId, 9_000));
+  }
   const start = process.hrtime.bigint();
   for (let i = 0; i < iterations; i++) {
-    const r = ledger.reserve({ requestId: `req-${i}`, key, amount: 1_000_000 });
-    ledger.settle(r, record(`req-${i}`, 9_000));
+    const r = ledger.reserve({ requestId: newRequestId(), key, amount: 1_000_000 });
+    ledger.settle(r, record(r.requestId, 9_000));
   }
   report(label, Number(process.hrtime.bigint() - start) / 1e6);
   store.close();

@@ -7,7 +7,7 @@
 // connection then closes: FIN after the answer, and the socket is cut after `lingerMs` if the client
 // goes on sending (the parser is broken; nothing after the error is read as a request).
 import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
-import { randomUUID } from 'node:crypto';
+import { newRequestId } from './ids.js';
 import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
 import type { DialectName } from './chunks.js';
@@ -68,7 +68,7 @@ export function clientErrorListener(opts: ClientErrorOptions): (err: NodeJS.Errn
     }
     const error = errorFor(err.code, opts.headersTimeoutMs());
     const dialect = dialectOf(opts.routes(), res?.req, err.rawPacket);
-    const reqId = `req_${randomUUID().replace(/-/g, '')}`;
+    const reqId = newRequestId();
     const rendered = renderError(dialect, error, reqId);
     const headers: Record<string, string> = { ...rendered.headers, [dialects[dialect].requestId.header]: reqId, connection: 'close', 'content-length': String(Buffer.byteLength(rendered.body)) };
     let head = `HTTP/1.1 ${rendered.status} ${STATUS_CODES[rendered.status] ?? ''}\r\n`;

@@ -2,7 +2,6 @@
 // read-only request context from what they learned, run its chain or handler, write errors in the
 // client's dialect, and shut down gracefully.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import type { RequestContext } from './context.js';
@@ -12,6 +11,7 @@ import { errors } from './errors/index.js';
 import { matchEndpoint, type Endpoint, type Learned, type RequestHead, type Routes } from './endpoints/index.js';
 import { runPipeline, writeError } from './pipeline.js';
 import type { Outcome } from './notes.js';
+import { newRequestId } from './ids.js';
 import type { Services } from './services.js';
 import { NO_FACTS, requestSummary } from './request-log.js';
 import { bodyBudget } from './body-budget.js';
@@ -51,10 +51,6 @@ function drainBriefly(req: IncomingMessage, ms: number): void {
   setTimeout(() => {
     if (!req.complete && !req.socket.destroyed) req.socket.destroy();
   }, ms).unref();
-}
-
-function newRequestId(): string {
-  return `req_${randomUUID().replace(/-/g, '')}`;
 }
 
 const NOTHING_LEARNED: Learned = { key: null, anthropic: null };

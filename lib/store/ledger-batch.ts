@@ -14,6 +14,13 @@
 // held from the start of the transaction and nothing else writes them until `write()`. A cache
 // lives for one batch only (another process may change the file between batches, e.g.
 // `credits add`); a store failure throws out of the transaction, which rolls everything back.
+//
+// Why the counters are still written at every batch, not kept in memory between them: other
+// processes on the file (workers, a rolling restart, the CLI) decide their holds against them, and
+// the admin API and `credits` read them. Memory could only spare the one levels read per batch
+// (a few µs: one indexed row per level), and knowing it is still fresh would need a check of
+// every other writer (PRAGMA data_version for other connections, and this connection's own admin
+// and credit writes) costing about as much. What a batch costs is its commit, i.e. its pages.
 import type Database from 'better-sqlite3';
 import { errors } from '../errors/index.js';
 import type { CapLevel } from './types.js';

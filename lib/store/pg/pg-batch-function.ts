@@ -1,5 +1,5 @@
-// `gateway_batch(p jsonb)` is the ledger's one round trip per batch (pg-ledger.ts): it claims the
-// ends (deleting the reservation row is the claim, as on SQLite) and the holds of dead owners
+// `gateway_batch(p jsonb)` is the ledger's one round trip per batch (sent by pg-batch-queue.ts): it
+// claims the ends (deleting the reservation row is the claim, as on SQLite) and the holds of dead owners
 // (sweep), locks every level row the batch touches in one global order (organizations, keys,
 // projects, environments, each sorted; a batch of one key takes them in that order anyway), so
 // concurrent batches of different replicas never deadlock, applies the ends' counter changes once per level, writes the usage rows, then decides

@@ -1,0 +1,106 @@
+// Before/after of the SQLite ledger alone, in one process: two compiled trees' `Store`s, each on its
+// own file-backed store (WAL) with the bench gateway's org and key, run reserve + settle batches as
+// the gateway does (`reserveSoon` × N in one turn, then their `endSoon`s) in alternating rounds;
+// each side's median CPU µs per reserve + settle is printed. One process and alternating rounds
+// make a change of a few percent visible on a shared machine, where wall times move by ±50 %.
+// Diagnostic, like ab.ts: figures printed only.
+//
+//   node dist/bench/store-ab.js --a DIST_DIR [--b DIST_DIR] [--batch 6] [--open 0] [--ops 6000] [--rounds 8]
+//
+// Each side makes request ids as its gateway does: its `lib/ids.js` when it has one, else
+// `req_` and a random UUID's hex (lib/server.ts before lib/ids.ts). `--open N` keeps N holds open
+// throughout (long streams in flight). Default --b: this build.
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import type { finalizeConfig as FinalizeConfig } from '../lib/config.js';
+import type { Store as StoreClass } from '../lib/store/store.js';
+import type { KeyRecord, UsageRecord } from '../lib/store/types.js';
+
+const { values: args } = parseArgs({
+  options: {
+    a: { type: 'string' },
+    b: { type: 'string' },
+    batch: { type: 'string', default: '6' },
+    open: { type: 'string', default: '0' },
+    ops: { type: 'string', default: '6000' },
+    rounds: { type: 'string', default: '8' },
+  },
+});
+const thisBuild = fileURLToPath(new URL('..', import.meta.url));
+const batch = Math.max(1, Number(args.batch));
+const open = Math.max(0, Number(args.open));
+const ops = Math.max(batch, Number(args.ops));
+const rounds = Math.max(2, Number(args.rounds));
+
+interface Side {
+  name: string;
+  store: StoreClass;
+  key: KeyRecord;
+  nextId: () => string;
+  cpu: number[];
+}
+
+function record(requestId: string): UsageRecord {
+  return {
+    requestId, keyId: 'bench', org: 'bench', project: null, environment: null, endpoint: 'chat', modelRequested: 'sim/model', modelServed: 'sim/model',
+    provider: 'sim', inputTokens: 1200, outputTokens: 350, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0, webSearches: 0,
+    audioSeconds: null, cost: 900, callName: null, endUserId: null, status: 200, errorCode: null, latencyMs: 42,
+  };
+}
+
+async function side(name: string, root: string, dir: string): Promise<Side> {
+  const at = (p: string): string => pathToFileURL(join(root, p)).href;
+  const { finalizeConfig } = (await import(at('lib/config.js'))) as { finalizeConfig: typeof FinalizeConfig };
+  const { Store } = (await import(at('lib/store/store.js'))) as { Store: typeof StoreClass };
+  const ids = existsSync(join(root, 'lib/ids.js')) ? ((await import(at('lib/ids.js'))) as { newRequestId: () => string }) : null;
+  const nextId = ids?.newRequestId ?? ((): string => `req_${randomUUID().replace(/-/g, '')}`);
+  const config = finalizeConfig(
+    {
+      providers: [{ id: 'sim', protocol: 'anthropic', simulated: true }],
+      models: [{ id: 'sim/model', deployments: [{ provider: 'sim', model: 'model' }], pricing: { input: 3, output: 15 } }],
+      orgs: [{ id: 'bench', credits: 10_000_000 }],
+      keys: [{ id: 'bench', key: 'bench-key-0123456789', org: 'bench' }],
+    },
+    {},
+  );
+  const store = new Store(`sqlite:${join(dir, `${name}.db`)}`);
+  store.seed(config);
+  const key = store.findKey('bench-key-0123456789')!;
+  for (let i = 0; i < open; i++) await store.ledger.reserveSoon({ requestId: nextId(), key, amount: 10 });
+  return { name, store, key, nextId, cpu: [] };
+}
+
+async function run(s: Side, n: number): Promise<void> {
+  for (let i = 0; i < n / batch; i++) {
+    const holds = await Promise.all(Array.from({ length: batch }, () => s.store.ledger.reserveSoon({ requestId: s.nextId(), key: s.key, amount: 1000 })));
+    await Promise.all(holds.map((h) => s.store.ledger.endSoon(h, record(h.requestId), true)));
+  }
+}
+
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((x, y) => x - y);
+  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
+
+const dir = mkdtempSync(join(tmpdir(), 'gateway-store-ab-'));
+try {
+  const sides = [await side('a', resolve(args.a ?? thisBuild), dir), await side('b', resolve(args.b ?? thisBuild), dir)];
+  for (const s of sides) await run(s, 3000); // warm-up: statements, page cache
+  for (let r = 0; r < rounds; r++) {
+    for (const s of sides) {
+      const c0 = process.cpuUsage();
+      await run(s, ops);
+      const c = process.cpuUsage(c0);
+      s.cpu.push((c.user + c.system) / ops);
+    }
+  }
+  const [a, b] = sides.map((s) => median(s.cpu)) as [number, number];
+  console.log(`batches of ${batch}, ${open} holds open, ${rounds} rounds of ${ops}: CPU µs per reserve+settle median a ${a.toFixed(1)} b ${b.toFixed(1)} (${(((b - a) / a) * 100).toFixed(1)} %), lowest a ${Math.min(...sides[0]!.cpu).toFixed(1)} b ${Math.min(...sides[1]!.cpu).toFixed(1)}`);
+  for (const s of sides) s.store.close();
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
