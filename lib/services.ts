@@ -22,7 +22,6 @@ import { startSimSearch, type SimSearch } from './sim/search-server.js';
 import { createSearchRunner, type SearchRunner } from './search/runner.js';
 import type { WebSearchConfig } from './search/types.js';
 import type { Bus } from './limits/bus.js';
-import { RedisLimits } from './limits/redis.js';
 import { RedisRateLimiter } from './limits/redis-rate-limit.js';
 import { loadStickyFromRedis, shareSticky } from './limits/sticky-sync.js';
 import type { WorkerLink } from './cluster/worker-link.js';
@@ -122,7 +121,9 @@ export async function openSharedServices(config: Config, log: Logger, opts: Shar
   // a bad GATEWAY_ADMIN_KEY stops the start before anything is opened
   AdminCredentials.of(config, env);
   // Redis first: a gateway that cannot reach it refuses to start before it touches the store
-  const redis = config.limits === undefined ? null : await RedisLimits.connect(config.limits);
+  // the Redis client (ioredis) is loaded only when `limits` is set: a few MB of start-up otherwise
+  const limits = config.limits;
+  const redis = limits === undefined ? null : await (await import('./limits/redis.js')).RedisLimits.connect(limits);
   const worker = opts.worker ?? null;
   let store: GatewayStore;
   let lease: LeaseKeeper;

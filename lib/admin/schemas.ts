@@ -76,7 +76,6 @@ const keyCreate = {
 };
 const keyPatch = { type: 'object', additionalProperties: false, required: [], properties: keyPatchProperties };
 
-const ajv = new Ajv({ allErrors: true, strict: false });
 interface Bodies {
   orgCreate: OrgCreate;
   orgUpdate: OrgUpdate;
@@ -86,14 +85,22 @@ interface Bodies {
   keyPatch: KeyPatch;
 }
 
-const compiled: { [K in keyof Bodies]: ValidateFunction<Bodies[K]> } = {
-  orgCreate: ajv.compile<OrgCreate>(orgCreate),
-  orgUpdate: ajv.compile<OrgUpdate>(orgUpdate),
-  credits: ajv.compile<CreditsBody>(credits),
-  placeCreate: ajv.compile<PlaceCreate>(placeCreate),
-  keyCreate: ajv.compile<KeyCreate>(keyCreate),
-  keyPatch: ajv.compile<KeyPatch>(keyPatch),
-};
+const schemas: { [K in keyof Bodies]: object } = { orgCreate, orgUpdate, credits, placeCreate, keyCreate, keyPatch };
+
+// Compiled on first use: an admin body is rare, and compiling these six at start cost every
+// gateway ~5 MB of start-up garbage (kept as committed heap) and a few ms for a request it may never get.
+let ajv: Ajv | undefined;
+const compiled: { [K in keyof Bodies]?: ValidateFunction<Bodies[K]> } = {};
+
+function validatorOf<K extends keyof Bodies>(schema: K): ValidateFunction<Bodies[K]> {
+  let validate = compiled[schema] as ValidateFunction<Bodies[K]> | undefined;
+  if (validate === undefined) {
+    ajv ??= new Ajv({ allErrors: true, strict: false });
+    validate = ajv.compile<Bodies[K]>(schemas[schema]);
+    (compiled as Record<K, ValidateFunction<Bodies[K]>>)[schema] = validate;
+  }
+  return validate;
+}
 
 /** JSON Pointer `/rateLimit/rpm` → `rateLimit.rpm`, `/scopes/1` → `scopes[1]`; the missing or unknown field included. */
 function pathOf(err: ErrorObject): string {
@@ -117,7 +124,7 @@ function problemOf(err: ErrorObject): string {
 /** The body as the schema's type, or a 400 naming the first offending field. */
 export function checkBody<K extends keyof Bodies>(schema: K, body: unknown): Bodies[K] {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw errors.adminBodyNotObject();
-  const validate = compiled[schema] as ValidateFunction<Bodies[K]>;
+  const validate = validatorOf(schema);
   if (validate(body)) return body;
   const first = validate.errors![0]!;
   const path = pathOf(first);
