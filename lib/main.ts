@@ -15,8 +15,6 @@ import { watchNpmParent } from './parent-watch.js';
 import { unitsToUsd } from './pricing.js';
 import type { Unsettled } from './store/settle-backlog.js';
 import type { Logger } from 'pino';
-import { runPrimary, workerCount } from './cluster/primary.js';
-import { WorkerLink } from './cluster/worker-link.js';
 
 export interface StartOptions {
   config?: string;
@@ -102,13 +100,15 @@ export function reportUnsettled(left: readonly Unsettled[], log: Pick<Logger, 'e
 export async function startGateway(opts: StartOptions): Promise<void> {
   const { config, demoKey, source } = resolveConfig(opts);
   const log = createRootLogger(config.logLevel);
+  // the cluster modules are imported only under --workers
   if (opts.workers !== undefined && cluster.isPrimary) {
+    const { runPrimary, workerCount } = await import('./cluster/primary.js');
     const workers = workerCount(opts.workers);
     await runPrimary({ config, workers, log, banner: (url) => startBanner(url, demoKey, config) });
     return;
   }
   // a cluster worker: the primary prints the banner and the one `listening` line, and keeps the limits
-  const worker = cluster.isWorker ? new WorkerLink() : null;
+  const worker = cluster.isWorker ? new (await import('./cluster/worker-link.js')).WorkerLink() : null;
   const shared = await openSharedServices(config, log, { worker });
   // settles the store refused are retried in the background: their progress goes to the log
   shared.store.ledger.backlog.log = log;

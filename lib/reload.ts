@@ -9,7 +9,7 @@ import type { Config } from './config.js';
 import { redactStoreUrl } from './store/store-url.js';
 import { buildRoutes, endpoints as defaultEndpoints, type EndpointTable } from './endpoints/index.js';
 import { GatewayError } from './errors.js';
-import { redactRedisUrl } from './limits/redis.js';
+import { redactRedisUrl } from './limits/redis-url.js';
 import type { ProviderPool } from './providers/pool.js';
 import type { Gateway, ServingState } from './server.js';
 import { ensureSimProvider, servicesFor, type SharedServices } from './services.js';

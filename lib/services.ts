@@ -17,12 +17,11 @@ import { loadRouter } from './router/index.js';
 import type { Router } from './router/router-api.js';
 import { StickyRoutes } from './sticky.js';
 import { Recorder } from './providers/recorder.js';
-import { startSimProvider, type SimProvider } from './sim/server.js';
-import { startSimSearch, type SimSearch } from './sim/search-server.js';
+import type { SimProvider } from './sim/server.js';
+import type { SimSearch } from './sim/search-server.js';
 import { createSearchRunner, type SearchRunner } from './search/runner.js';
 import type { WebSearchConfig } from './search/types.js';
 import type { Bus } from './limits/bus.js';
-import { RedisLimits } from './limits/redis.js';
 import { RedisRateLimiter } from './limits/redis-rate-limit.js';
 import { loadStickyFromRedis, shareSticky } from './limits/sticky-sync.js';
 import type { WorkerLink } from './cluster/worker-link.js';
@@ -122,7 +121,9 @@ export async function openSharedServices(config: Config, log: Logger, opts: Shar
   // a bad GATEWAY_ADMIN_KEY stops the start before anything is opened
   AdminCredentials.of(config, env);
   // Redis first: a gateway that cannot reach it refuses to start before it touches the store
-  const redis = config.limits === undefined ? null : await RedisLimits.connect(config.limits);
+  // the Redis client (ioredis) is loaded only when `limits` is set: a few MB of start-up otherwise
+  const limits = config.limits;
+  const redis = limits === undefined ? null : await (await import('./limits/redis.js')).RedisLimits.connect(limits);
   const worker = opts.worker ?? null;
   let store: GatewayStore;
   let lease: LeaseKeeper;
@@ -193,8 +194,9 @@ export async function openSharedServices(config: Config, log: Logger, opts: Shar
 
 /** Starts the simulated provider when the config has a simulated provider and none runs yet. */
 export async function ensureSimProvider(shared: SharedServices, config: Config): Promise<void> {
-  if (shared.sim === null && config.providers.some((p) => p.simulated)) shared.sim = await startSimProvider({ host: '127.0.0.1', port: 0 });
-  if (shared.simSearch === null && config.webSearch?.backends.some((b) => b.simulated === true)) shared.simSearch = await startSimSearch({ host: '127.0.0.1', port: 0 });
+  // imported only when needed: a gateway with real providers never loads the simulators
+  if (shared.sim === null && config.providers.some((p) => p.simulated)) shared.sim = await (await import('./sim/server.js')).startSimProvider({ host: '127.0.0.1', port: 0 });
+  if (shared.simSearch === null && config.webSearch?.backends.some((b) => b.simulated === true)) shared.simSearch = await (await import('./sim/search-server.js')).startSimSearch({ host: '127.0.0.1', port: 0 });
 }
 
 /** The `webSearch` block with each simulated backend pointed at the in-process simulated backend. */

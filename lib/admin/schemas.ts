@@ -1,7 +1,11 @@
-// The admin API's bodies as JSON Schemas (the config's field names: decisions §12), compiled once.
+// The admin API's bodies as JSON Schemas (the config's field names: decisions §12), compiled at
+// build time (scripts/compile-schemas.mjs → body-validators.cjs) and loaded on the first admin body.
 // Unknown fields are refused; a refusal is one 400 whose `param` is the exact field path
 // (`rateLimit.rpm`, `scopes[1]`). Ids that appear in URLs are URL-safe.
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { createHash } from 'node:crypto';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import type { ErrorObject, ValidateFunction } from 'ajv';
 import { errors } from '../errors/index.js';
 import type { Scope } from '../config.js';
 
@@ -76,7 +80,6 @@ const keyCreate = {
 };
 const keyPatch = { type: 'object', additionalProperties: false, required: [], properties: keyPatchProperties };
 
-const ajv = new Ajv({ allErrors: true, strict: false });
 interface Bodies {
   orgCreate: OrgCreate;
   orgUpdate: OrgUpdate;
@@ -86,14 +89,28 @@ interface Bodies {
   keyPatch: KeyPatch;
 }
 
-const compiled: { [K in keyof Bodies]: ValidateFunction<Bodies[K]> } = {
-  orgCreate: ajv.compile<OrgCreate>(orgCreate),
-  orgUpdate: ajv.compile<OrgUpdate>(orgUpdate),
-  credits: ajv.compile<CreditsBody>(credits),
-  placeCreate: ajv.compile<PlaceCreate>(placeCreate),
-  keyCreate: ajv.compile<KeyCreate>(keyCreate),
-  keyPatch: ajv.compile<KeyPatch>(keyPatch),
-};
+/** the schemas by body, as scripts/compile-schemas.mjs compiles them */
+export const ADMIN_BODY_SCHEMAS: { readonly [K in keyof Bodies]: object } = { orgCreate, orgUpdate, credits, placeCreate, keyCreate, keyPatch };
+
+/** what the compiled validators must have been built from */
+export function adminSchemasSha256(): string {
+  return createHash('sha256').update(JSON.stringify(ADMIN_BODY_SCHEMAS)).digest('hex');
+}
+
+type Validators = { [K in keyof Bodies]: ValidateFunction<Bodies[K]> } & { schemasSha256: string };
+
+// Loaded on the first admin body (~1 ms): neither ajv nor a compile at start, where compiling these
+// six cost every gateway ~7 MB of garbage (kept as committed heap) for requests it may never get.
+let compiled: Validators | undefined;
+
+function validators(): Validators {
+  if (compiled === undefined) {
+    const loaded = createRequire(import.meta.url)('./body-validators.cjs') as Validators;
+    if (loaded.schemasSha256 !== adminSchemasSha256()) throw new Error(`${fileURLToPath(new URL('./body-validators.cjs', import.meta.url))} was built from other admin schemas: run npm run build`);
+    compiled = loaded;
+  }
+  return compiled;
+}
 
 /** JSON Pointer `/rateLimit/rpm` → `rateLimit.rpm`, `/scopes/1` → `scopes[1]`; the missing or unknown field included. */
 function pathOf(err: ErrorObject): string {
@@ -117,7 +134,7 @@ function problemOf(err: ErrorObject): string {
 /** The body as the schema's type, or a 400 naming the first offending field. */
 export function checkBody<K extends keyof Bodies>(schema: K, body: unknown): Bodies[K] {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw errors.adminBodyNotObject();
-  const validate = compiled[schema] as ValidateFunction<Bodies[K]>;
+  const validate = validators()[schema] as ValidateFunction<Bodies[K]>;
   if (validate(body)) return body;
   const first = validate.errors![0]!;
   const path = pathOf(first);

@@ -10,7 +10,6 @@ import { availableParallelism } from 'node:os';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { errors } from '../errors/index.js';
-import { RedisLimits } from '../limits/redis.js';
 import { InProcessRateLimiter } from '../rate-limit.js';
 import { StickyRoutes } from '../sticky.js';
 import { openStore } from '../store/open-store.js';
@@ -37,7 +36,11 @@ export interface PrimaryOptions {
 
 export async function runPrimary({ config, workers, log, banner }: PrimaryOptions): Promise<void> {
   if (config.store === 'sqlite::memory:') throw errors.workersNeedSharedStore(config.store);
-  if (config.limits !== undefined) await (await RedisLimits.connect(config.limits)).close();
+  if (config.limits !== undefined) {
+    // loaded only when configured: the Redis client is a few MB of start-up a gateway without `limits` never needs
+    const { RedisLimits } = await import('../limits/redis.js');
+    await (await RedisLimits.connect(config.limits)).close();
+  }
   // each worker holds a lease of its own (lib/store/lease.ts): a worker that dies has its holds
   // released by a sweep on a live one once the lease expires, and never a live sibling's
   const store = await openStore(config);

@@ -7,6 +7,9 @@ import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { errors } from '../errors/index.js';
 import { busMessage, type Bus, type BusMessage } from './bus.js';
+import { redactRedisUrl } from './redis-url.js';
+
+export { redactRedisUrl };
 
 const CHANNEL = 'gw:bus';
 /** how long start waits for Redis to answer */
@@ -14,16 +17,6 @@ const CONNECT_TIMEOUT_MS = 3000;
 /** a command Redis does not answer within this fails the request with a 503 */
 const COMMAND_TIMEOUT_MS = 1000;
 
-/** The URL with any password replaced (for messages and logs). */
-export function redactRedisUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password !== '') u.password = '***';
-    return u.toString();
-  } catch {
-    return 'the configured redis URL';
-  }
-}
 
 export class RedisLimits implements Bus {
   /** this process, so that it skips its own messages on the channel */

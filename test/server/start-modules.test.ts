@@ -1,0 +1,47 @@
+// What a start loads: a gateway without Redis limits, simulated providers or --workers never loads
+// the Redis client, ajv's schema compiler (the config and admin schemas are compiled at build
+// time), the simulators or the cluster modules. Each is megabytes of start-up garbage that V8 keeps
+// as committed heap for the life of the process (issue #21's memory target). Checked on the real
+// bin/gateway with a module hook recording every module it loads.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { pathToFileURL } from 'node:url';
+import t from 'tap';
+import { baseConfig } from '../helpers/gateway.js';
+import { GATEWAY } from '../helpers/processes.js';
+
+t.test('a gateway with real providers and no limits starts without the Redis client, ajv, the simulators or the cluster', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'gw-start-modules-'));
+  const loaded = join(dir, 'loaded.txt');
+  writeFileSync(join(dir, 'hooks.mjs'), `import { appendFileSync } from 'node:fs';\nexport async function load(url, context, next) { appendFileSync(${JSON.stringify(loaded)}, url + '\\n'); return next(url, context); }\n`);
+  writeFileSync(join(dir, 'register.mjs'), `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(join(dir, 'hooks.mjs')).href)});\n`);
+  // nothing listens on port 9: no request is made, the providers only have to be real ones
+  const providers = [
+    { id: 'sim-anthropic', protocol: 'anthropic', baseUrl: 'http://127.0.0.1:9', apiKey: 'test-upstream-key' },
+    { id: 'sim-openai', protocol: 'openai', baseUrl: 'http://127.0.0.1:9/v1', apiKey: 'test-upstream-key' },
+  ];
+  writeFileSync(join(dir, 'config.json'), JSON.stringify({ ...baseConfig(), providers }));
+  const proc = spawn(process.execPath, ['--import', join(dir, 'register.mjs'), GATEWAY, '--config', join(dir, 'config.json'), '--host', '127.0.0.1', '--port', '0'], { cwd: dir, env: { PATH: process.env.PATH }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const exited = new Promise((resolve) => proc.once('exit', resolve));
+  const listening = await new Promise<boolean>((resolve) => {
+    createInterface({ input: proc.stdout! }).on('line', (l) => {
+      if (l.includes('"listening"')) resolve(true);
+    });
+    proc.once('exit', () => resolve(false));
+  });
+  t.ok(listening, 'the gateway starts');
+  proc.kill('SIGTERM');
+  await exited;
+  const urls = readFileSync(loaded, 'utf8').split('\n');
+  t.ok(urls.some((u) => u.includes('/lib/server.js')), 'the hook saw the gateway load');
+  const forbidden: [string, RegExp][] = [
+    ['the Redis client', /node_modules\/ioredis\//],
+    ['ajv (its compiler)', /node_modules\/ajv\/dist\/ajv\.js/],
+    ['the simulated provider', /\/dist\/lib\/sim\//],
+    ['the cluster modules', /\/dist\/lib\/cluster\//],
+  ];
+  for (const [what, re] of forbidden) t.same(urls.filter((u) => re.test(u)), [], `${what}: not loaded`);
+});
