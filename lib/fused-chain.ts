@@ -4,23 +4,43 @@ import type { RequestContext } from './context.js';
 import { isNote, type ChainNote } from './notes.js';
 import { isAsyncIterable, tell, type Stage, type StageOutput } from './stage.js';
 
-type Pending = AsyncGenerator<void, void, undefined>;
-
 /** Pieces of output as one: the piece itself, the joined text, or the concatenated bytes. */
 export function joinPieces<O extends string | Buffer>(pieces: readonly O[]): O {
   if (pieces.length === 1) return pieces[0]!;
-  if (pieces.every((p) => typeof p === 'string')) return pieces.join('') as O;
+  let text = true;
+  for (let k = 0; k < pieces.length && text; k++) text = typeof pieces[k] === 'string';
+  if (text) return pieces.join('') as O;
   return Buffer.concat(pieces.map((p): Buffer => (typeof p === 'string' ? Buffer.from(p) : (p as Buffer)))) as O;
 }
 
 /**
- * The state of one fused chain. A class, not closures: its generator methods are shared by every
- * request (one function, one prototype, one hidden class), where generator functions created per
- * request each cost their own prototype object and map, kept for as long as the stream is open.
+ * What is still to be fed into one stage (level i: stage i's input; level n: the chain's output):
+ * the rest of an array, or an iterator. One per level, made once per chain and reused: the items at
+ * a level come from the stage below it, so a level is never busy twice at once.
+ */
+class Level {
+  items: readonly unknown[] | undefined = undefined;
+  pos = 0;
+  iter: Iterator<unknown> | undefined = undefined;
+  asyncIter: AsyncIterator<unknown> | undefined = undefined;
+  /** an item was taken from `asyncIter`: its output goes to the consumer before the next is awaited */
+  pulled = false;
+}
+
+/**
+ * The state of one fused chain: the levels with items left, as a stack (the highest level on top:
+ * its items are fed first, depth first, as nested loops would). One async generator per request, and
+ * none per stage output: a stage that answered synchronously costs no promise, and one that answered
+ * with an async iterable (dispatch's body, settle's commit) is awaited in place, not through a
+ * generator per level above it.
  */
 class FusedChain<O extends string | Buffer> {
   private readonly out: O[] = [];
   private readonly n: number;
+  private readonly levels: Level[] = [];
+  /** level numbers with items left, lowest first */
+  private readonly stack: number[] = [];
+  private depth = 0;
 
   constructor(
     private readonly stages: readonly Stage<unknown, unknown>[],
@@ -28,6 +48,7 @@ class FusedChain<O extends string | Buffer> {
     private readonly onNote: ((note: ChainNote) => void) | undefined,
   ) {
     this.n = stages.length;
+    for (let i = 0; i <= this.n; i++) this.levels.push(new Level());
   }
 
   private take(): O {
@@ -36,78 +57,117 @@ class FusedChain<O extends string | Buffer> {
     return joined;
   }
 
-  /** items into stage i (i === n: final outputs); undefined when everything ran synchronously */
-  private through(i: number, items: StageOutput<unknown>): Pending | undefined {
-    if (items == null) return undefined;
-    if (isAsyncIterable<unknown>(items)) return this.throughAsync(i, items);
-    if (Array.isArray(items)) {
-      // the common case (a stage returned an array): no iterator object
-      for (let k = 0; k < items.length; k++) {
-        const pending = this.feed(i, items[k]);
-        if (pending) return this.resumeArray(i, pending, items, k + 1);
-      }
-      return undefined;
-    }
-    const iter = (items as Iterable<unknown>)[Symbol.iterator]();
-    for (let r = iter.next(); !r.done; r = iter.next()) {
-      const pending = this.feed(i, r.value);
-      if (pending) return this.resume(i, pending, iter);
-    }
-    return undefined;
-  }
-
-  private async *throughAsync(i: number, items: AsyncIterable<unknown>): Pending {
-    for await (const item of items) {
-      const pending = this.feed(i, item);
-      if (pending) yield* pending;
-      yield; // an async boundary: let the consumer take what this item produced
-    }
-  }
-
-  private async *resume(i: number, first: Pending, iter: Iterator<unknown>): Pending {
-    yield* first;
-    for (let r = iter.next(); !r.done; r = iter.next()) {
-      const pending = this.feed(i, r.value);
-      if (pending) yield* pending;
-    }
-  }
-
-  private async *resumeArray(i: number, first: Pending, items: readonly unknown[], from: number): Pending {
-    yield* first;
-    for (let k = from; k < items.length; k++) {
-      const pending = this.feed(i, items[k]);
-      if (pending) yield* pending;
-    }
-  }
-
-  private feed(i: number, item: unknown): Pending | undefined {
+  /** one item into stage i (i === n: a final output) */
+  private feed(i: number, item: unknown): void {
     if (isNote(item)) {
       // a few per request: every later stage hears it, then the consumer
       tell(this.stages, i, item, this.ctx);
       this.onNote?.(item);
-      return undefined;
+      return;
     }
     if (i === this.n) {
       this.out.push(item as O);
-      return undefined;
+      return;
     }
-    return this.through(i + 1, this.stages[i]!.step(item, this.ctx));
+    this.through(i + 1, this.stages[i]!.step(item, this.ctx));
   }
 
-  async *run(source: AsyncIterable<unknown>): AsyncGenerator<O> {
-    const out = this.out;
-    for await (const chunk of source) {
-      const pending = this.feed(0, chunk);
-      if (pending) for await (const _ of pending) if (out.length > 0) yield this.take();
-      if (out.length > 0) yield this.take();
+  /** a stage's output, into level i */
+  private through(i: number, items: StageOutput<unknown>): void {
+    if (items == null) return;
+    const level = this.levels[i]!;
+    if (Array.isArray(items)) {
+      // the common case: an array, most often of one item (fed at once, no level pushed)
+      if (items.length === 0) return;
+      if (items.length === 1) {
+        this.feed(i, items[0]);
+        return;
+      }
+      level.items = items;
+      level.pos = 0;
+    } else if (isAsyncIterable<unknown>(items)) {
+      level.asyncIter = items[Symbol.asyncIterator]();
+      level.pulled = false;
+    } else {
+      level.iter = (items as Iterable<unknown>)[Symbol.iterator]();
     }
-    const stages = this.stages;
-    for (let i = 0; i < this.n; i++) {
-      const stage = stages[i]!;
-      if (!stage.flush) continue;
-      const pending = this.through(i + 1, stage.flush(this.ctx));
-      if (pending) for await (const _ of pending) if (out.length > 0) yield this.take();
-      if (out.length > 0) yield this.take();
+    this.stack[this.depth++] = i;
+  }
+
+  private pop(level: Level): void {
+    level.items = undefined;
+    level.iter = undefined;
+    level.asyncIter = undefined;
+    this.depth--;
+  }
+
+  /** Ending early (a failure, or the consumer stopped): the async iterables still open are closed, innermost first. */
+  private async close(failed: boolean): Promise<void> {
+    while (this.depth > 0) {
+      const level = this.levels[this.stack[this.depth - 1]!]!;
+      const iter = level.asyncIter;
+      this.pop(level);
+      if (iter?.return === undefined) continue;
+      try {
+        await iter.return();
+      } catch (err) {
+        if (!failed) throw err; // a failure already on its way wins, as for-await has it
+      }
+    }
+  }
+
+  /**
+   * The request body is the bottom level, an async iterable like any other. The levels are fed
+   * until none has items left; what was output goes to the consumer before each further item is
+   * awaited from an async iterable (what one upstream chunk turned into goes on as one piece), and
+   * once the input ended the stages are flushed in order.
+   */
+  async *run(source: AsyncIterable<unknown>): AsyncGenerator<O> {
+    const { levels, out, stages, n } = this;
+    levels[0]!.asyncIter = source[Symbol.asyncIterator]();
+    this.stack[this.depth++] = 0;
+    let flushing = 0;
+    let failed = false;
+    try {
+      for (;;) {
+        while (this.depth > 0) {
+          const i = this.stack[this.depth - 1]!;
+          const level = levels[i]!;
+          if (level.items !== undefined) {
+            if (level.pos < level.items.length) this.feed(i, level.items[level.pos++]);
+            else this.pop(level);
+            continue;
+          }
+          if (level.iter !== undefined) {
+            const r = level.iter.next();
+            if (r.done === true) this.pop(level);
+            else this.feed(i, r.value);
+            continue;
+          }
+          const iter = level.asyncIter!;
+          if (level.pulled && out.length > 0) yield this.take();
+          level.pulled = true;
+          let r: IteratorResult<unknown>;
+          try {
+            r = await iter.next();
+          } catch (err) {
+            this.pop(level); // it failed: nothing to close
+            throw err;
+          }
+          if (r.done === true) this.pop(level);
+          else this.feed(i, r.value);
+        }
+        if (out.length > 0) yield this.take();
+        while (flushing < n && stages[flushing]!.flush === undefined) flushing++;
+        if (flushing === n) return;
+        const i = flushing++;
+        this.through(i + 1, stages[i]!.flush!(this.ctx));
+      }
+    } catch (err) {
+      failed = true;
+      throw err;
+    } finally {
+      if (this.depth > 0) await this.close(failed);
     }
   }
 }

@@ -1,5 +1,6 @@
 // Upstream bytes → UpstreamMessage. An SSE body becomes one message per event (eventsource-parser,
-// bounded buffer); a JSON body is collected and emitted once at the end as `{kind: 'json', body}`.
+// bounded buffer; the bytes read as strict streaming UTF-8 by lib/utf8-stream.ts, a chunk at a
+// time); a JSON body is collected and emitted once at the end as `{kind: 'json', body}`.
 //
 // SSE or JSON? Decided once, on the first chunk (or at the end for an empty body), by the `mode`
 // option. Its default reads the `upstream` note dispatch outputs (`stream`, from the upstream's
@@ -13,6 +14,7 @@ import type { GatewayError } from '../lib/errors.js';
 import { errors } from '../lib/errors/index.js';
 import type { Upstream } from '../lib/notes.js';
 import type { Stage } from '../lib/stage.js';
+import { Utf8Stream } from '../lib/utf8-stream.js';
 
 export type BodyMode = 'sse' | 'json' | 'auto';
 
@@ -48,7 +50,7 @@ function firstSignificant(chunk: Uint8Array): number {
 export function sseDecode(opts: SseDecodeOptions = {}): Stage<Buffer, UpstreamMessage> {
   const maxEventSize = opts.maxEventSize ?? 16 * MiB;
   const maxJsonBytes = opts.maxJsonBytes ?? 16 * MiB;
-  const decoder = new TextDecoder('utf-8', { fatal: true });
+  const utf8 = new Utf8Stream();
   let mode: 'sse' | 'json' | undefined;
   /** JSON body parts, or bytes held back while 'auto' has seen only whitespace */
   let held: Buffer[] = [];
@@ -77,7 +79,7 @@ export function sseDecode(opts: SseDecodeOptions = {}): Stage<Buffer, UpstreamMe
 
   function decodeText(chunk: Uint8Array | undefined): string {
     try {
-      return chunk === undefined ? decoder.decode() : decoder.decode(chunk, { stream: true });
+      return chunk === undefined ? utf8.end() : utf8.decode(chunk);
     } catch (err) {
       throw integrityError('the event stream is not valid UTF-8', err);
     }

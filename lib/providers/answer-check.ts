@@ -11,12 +11,16 @@
 // - a JSON answer is read whole (bounded) and must decode before anything is answered.
 //
 // The check is thrown away once the answer is good: the chunks after it go on untouched (the hot
-// path pays nothing per chunk). A preamble past MAX_PREAMBLE bytes goes on unchecked.
+// path pays nothing per chunk), and of the chunk that brought the first content frame only the
+// frames up to it are decoded (the rest is validated as UTF-8: it was held too). A preamble past
+// MAX_PREAMBLE bytes goes on unchecked.
+import { isUtf8 } from 'node:buffer';
 import { createParser, type EventSourceParser } from 'eventsource-parser';
 import type { CanonicalEvent } from '../chunks.js';
 import { upstreamDecoders, upstreamDialect, type UpstreamDecoder } from '../dialects/index.js';
 import { errors } from '../errors/index.js';
 import type { Upstream } from '../notes.js';
+import { Utf8Stream } from '../utf8-stream.js';
 
 /** a stream's preamble is a few hundred bytes; past this it goes on without a check */
 export const MAX_PREAMBLE = 1024 * 1024;
@@ -42,8 +46,26 @@ function contentIn(events: readonly CanonicalEvent[]): boolean {
   return false;
 }
 
+/** LF LF: where a frame ends in the layout every provider sends (other line ends are read a chunk at a time) */
+const FRAME_END = Buffer.from('\n\n');
+
+/**
+ * Where the bytes from `from` on stop being whole UTF-8 sequences: the start of a lead byte at the
+ * very end whose sequence the chunk cuts short (it goes on in the next chunk), else the end.
+ */
+function wholeSequencesEnd(chunk: Buffer, from: number): number {
+  const end = chunk.length;
+  for (let i = end - 1; i >= from && i >= end - 3; i--) {
+    const b = chunk[i]!;
+    if ((b & 0xc0) === 0x80) continue; // a continuation byte: its lead is further back
+    const needs = b >= 0xf0 && b <= 0xf4 ? 4 : b >= 0xe0 && b <= 0xef ? 3 : b >= 0xc2 && b <= 0xdf ? 2 : 1;
+    return end - i < needs ? i : end;
+  }
+  return end;
+}
+
 class StreamCheck implements AnswerCheck {
-  private readonly text = new TextDecoder('utf-8', { fatal: true });
+  private readonly utf8 = new Utf8Stream();
   private readonly parser: EventSourceParser;
   private content = false;
   private size = 0;
@@ -51,22 +73,47 @@ class StreamCheck implements AnswerCheck {
   constructor(private readonly decoder: UpstreamDecoder) {
     this.parser = createParser({
       onEvent: (m) => {
-        // after the first content frame the rest of the chunk is not looked at (it goes on as is)
         if (!this.content) this.content = contentIn(decoder.sse({ event: m.event, data: m.data }));
       },
     });
   }
 
+  /**
+   * Only the frames up to the first content frame are decoded and parsed (sse-decode reads them all
+   * again once the answer goes on): the chunk is fed a frame at a time, cut after each blank line
+   * (LF LF; text cut there is whole characters, and the parser reads text cut anywhere the same).
+   * The rest of the chunk is held too, so it must be UTF-8 as well: it is validated, not decoded.
+   */
   feed(chunk: Buffer): boolean {
     this.size += chunk.length;
-    let text: string;
+    let from = 0;
+    while (from < chunk.length && !this.content) {
+      const blank = chunk.indexOf(FRAME_END, from);
+      const to = blank === -1 ? chunk.length : blank + 2;
+      this.parser.feed(this.decode(from === 0 && to === chunk.length ? chunk : chunk.subarray(from, to)));
+      from = to;
+    }
+    if (from < chunk.length) this.validate(chunk, from);
+    return this.content || this.size > MAX_PREAMBLE;
+  }
+
+  private decode(bytes: Buffer): string {
     try {
-      text = this.text.decode(chunk, { stream: true });
+      return this.utf8.decode(bytes);
     } catch (err) {
       throw errors.integrity('the event stream is not valid UTF-8', err);
     }
-    this.parser.feed(text);
-    return this.content || this.size > MAX_PREAMBLE;
+  }
+
+  /**
+   * The rest of the chunk after the first content frame (which ended in LF: no character is cut
+   * there) is UTF-8 as the streaming decoder would have found it: whole sequences, then at most a
+   * sequence the next chunk finishes, which the decoder itself reads (it refuses a wrong start).
+   */
+  private validate(chunk: Buffer, from: number): void {
+    const whole = wholeSequencesEnd(chunk, from);
+    if (!isUtf8(chunk.subarray(from, whole))) throw errors.integrity('the event stream is not valid UTF-8', undefined);
+    if (whole < chunk.length) this.decode(chunk.subarray(whole));
   }
 
   end(): void {

@@ -76,3 +76,26 @@ t.test('every recorded JSON answer passes whole, and fails cut short', async (t)
     t.throws(() => heldUntilRelease(checkFor(dir, false), [bytes.subarray(0, bytes.length >> 1)]), { code: 'GW_ERR_INTEGRITY' }, `${dir}/${file}: half of it fails`);
   }
 });
+
+t.test('the rest of the chunk that brings the first content frame is held too: not UTF-8 there is a failure', async (t) => {
+  // the check reads the chunk only up to its first content frame, and validates the rest as the
+  // streaming decoder would have decoded it: a sequence cut at the chunk's end is the next chunk's
+  const bytes = readFileSync(fixture('upstream', 'anthropic', 'text-basic.sse'));
+  const release = heldUntilRelease(checkFor('anthropic', true), chunk(bytes, 'bytes'));
+  const upToContent = bytes.subarray(0, release);
+  const tails: [string, number[], boolean][] = [
+    ['a character cut after 2 of its 3 bytes', [0xe2, 0x82], true],
+    ['a character cut after 3 of its 4 bytes', [0xf0, 0x9f, 0x98], true],
+    ['a whole character', [0xe2, 0x82, 0xac], true],
+    ['a byte that is never UTF-8', [0xff], false],
+    ['a stray continuation byte', [0x80], false],
+    ['an overlong start, cut', [0xe0, 0x80], false],
+    ['a surrogate start, cut', [0xed, 0xa0], false],
+    ['a lead byte cut short inside the rest', [0xe2, 0x41], false],
+  ];
+  for (const [what, tail, good] of tails) {
+    const whole = Buffer.concat([upToContent, Buffer.from('data: x'), Buffer.from(tail)]);
+    if (good) t.equal(checkFor('anthropic', true).feed(whole), true, `${what}: released`);
+    else t.throws(() => checkFor('anthropic', true).feed(whole), { code: 'GW_ERR_INTEGRITY' }, `${what}: a failure`);
+  }
+});
