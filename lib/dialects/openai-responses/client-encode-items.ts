@@ -51,6 +51,8 @@ export class OutputItems {
   private readonly emit: EmitEvent;
   /** the items in output order, as they are now */
   readonly output: JsonObject[] = [];
+  /** an item's JSON text, when its done event was written with upstream bytes (that item's JSON value) */
+  readonly outputJson: (string | undefined)[] = [];
   private readonly blocks: (Block | undefined)[] = [];
   private nextItem = 0;
 
@@ -131,7 +133,7 @@ export class OutputItems {
     if (b?.kind !== 'message' || text === '') return;
     b.text += text;
     // a Responses upstream's delta frame: its `delta` and `logprobs` go as they came
-    const kept = native?.through !== undefined && native.dialect === 'openai-responses' ? native.kept : undefined;
+    const kept = native?.through !== undefined && native.dialect === 'openai-responses' && native.event === 'response.output_text.delta' ? native.kept : undefined;
     if (kept !== undefined) {
       this.emit('response.output_text.delta', `"item_id":${b.idJson ??= JSON.stringify(b.id)},"output_index":${b.out},"content_index":0,${native!.data.slice(kept[0], kept[1])}}`);
     } else {
@@ -171,13 +173,18 @@ export class OutputItems {
     if (b.target.kind === 'function') this.emit('response.function_call_arguments.delta', { item_id: b.id, output_index: b.out, delta: json });
   }
 
-  closeBlock(index: number): void {
+  closeBlock(index: number, native?: NativeFrame): void {
     const b = this.blocks[index];
     if (b === undefined) return;
     this.blocks[index] = undefined;
     switch (b.kind) {
       case 'message': {
         const part = { type: 'output_text', annotations: b.annotations, logprobs: [], text: b.text };
+        const text = throughText(b, native);
+        if (text !== undefined) {
+          this.doneThrough(b, text, part);
+          return;
+        }
         this.emit('response.output_text.done', { item_id: b.id, output_index: b.out, content_index: 0, text: b.text, logprobs: [] });
         this.emit('response.content_part.done', { item_id: b.id, output_index: b.out, content_index: 0, part });
         this.done(b.out, { id: b.id, type: 'message', status: 'completed', content: [part], role: 'assistant' });
@@ -200,6 +207,22 @@ export class OutputItems {
         this.done(b.out, item);
       }
     }
+  }
+
+  /**
+   * A message's three `done` events written with the upstream's text bytes (`text`, JSON): the very
+   * layout the events above serialise, so only how the text is escaped may differ. The item's JSON is
+   * kept for the final Response (client-encode-writer.ts).
+   */
+  private doneThrough(b: Extract<Block, { kind: 'message' }>, text: string, part: JsonObject): void {
+    const at = `"item_id":${(b.idJson ??= JSON.stringify(b.id))},"output_index":${b.out},"content_index":0`;
+    const partJson = `{"type":"output_text","annotations":[],"logprobs":[],"text":${text}}`;
+    this.emit('response.output_text.done', `${at},"text":${text},"logprobs":[]}`);
+    this.emit('response.content_part.done', `${at},"part":${partJson}}`);
+    const itemJson = `{"id":${b.idJson},"type":"message","status":"completed","content":[${partJson}],"role":"assistant"}`;
+    this.output[b.out] = { id: b.id, type: 'message', status: 'completed', content: [part], role: 'assistant' };
+    this.outputJson[b.out] = itemJson;
+    this.emit('response.output_item.done', `"output_index":${b.out},"item":${itemJson}}`);
   }
 
   /** Whom a tool call is for: a native Responses function_call names itself (and its namespace); a translated one is looked up. */
@@ -267,6 +290,20 @@ export class OutputItems {
     if (encrypted !== undefined && encrypted !== '' && this.facts.includeEncrypted) item.encrypted_content = encrypted;
     return item;
   }
+}
+
+/**
+ * The upstream's text bytes (a JSON string) for a message's done events: when the block closes at a
+ * Responses upstream's recognised message `output_item.done` (frame-layouts.ts, marked `through`)
+ * whose text is the text the client was sent, and the gateway added no annotation (citations).
+ */
+function throughText(b: Extract<Block, { kind: 'message' }>, native: NativeFrame | undefined): string | undefined {
+  if (native?.through === undefined || native.dialect !== 'openai-responses' || native.event !== 'response.output_item.done') return undefined;
+  const kept = native.kept;
+  if (kept === undefined || b.annotations.length > 0) return undefined;
+  const item = native.parsed.item;
+  const part = isObject(item) ? asArray(item.content)[0] : undefined;
+  return isObject(part) && part.text === b.text ? native.data.slice(kept[0], kept[1]) : undefined;
 }
 
 const ID_PREFIX: Readonly<Record<ClientToolKind, string>> = { function: 'fc', custom: 'ctc', shell: 'sh', apply_patch: 'apc' };

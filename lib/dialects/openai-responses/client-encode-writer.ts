@@ -150,9 +150,11 @@ export class ResponseWriter {
     this.started = true;
     this.upstreamModel = model;
     mergeUsage(this.seen, usage);
-    const r = this.response('in_progress', null);
-    this.ev('response.created', { response: r });
-    this.ev('response.in_progress', { response: r });
+    if (!this.streaming) return;
+    // one Response, one serialisation for both events
+    const r = `"response":${JSON.stringify(this.response('in_progress', null))}}`;
+    this.ev('response.created', r);
+    this.ev('response.in_progress', r);
   }
 
   finish(stop: StopReason | null, usage: Partial<Usage>): void {
@@ -171,8 +173,31 @@ export class ResponseWriter {
 
   end(): void {
     this.ended = true;
+    if (!this.streaming) return;
     const r = this.final();
-    this.ev(r.status === 'completed' ? 'response.completed' : 'response.incomplete', { response: r });
+    this.ev(r.status === 'completed' ? 'response.completed' : 'response.incomplete', `"response":${this.json(r)}}`);
+  }
+
+  /**
+   * JSON.stringify(r), with the output items whose done event kept upstream bytes written as that
+   * event wrote them (OutputItems.outputJson) instead of serialised again: the members before
+   * `output` and those after are serialised apart and joined around it.
+   */
+  private json(r: JsonObject): string {
+    const texts = this.items.outputJson;
+    if (texts.length === 0) return JSON.stringify(r);
+    const head: JsonObject = {};
+    const tail: JsonObject = {};
+    let after = false;
+    for (const key in r) {
+      if (key === 'output') after = true;
+      else if (after) tail[key] = r[key]!;
+      else head[key] = r[key]!;
+    }
+    const items: string[] = [];
+    const output = this.items.output;
+    for (let i = 0; i < output.length; i++) if (output[i] !== undefined) items.push(texts[i] ?? JSON.stringify(output[i]));
+    return `${JSON.stringify(head).slice(0, -1)},"output":[${items.join(',')}],${JSON.stringify(tail).slice(1)}`;
   }
 
   failed(err: GatewayError): void {
@@ -208,7 +233,7 @@ export class ResponseWriter {
         this.items.toolInput(ev.index, ev.json);
         return;
       case 'block-stop':
-        this.items.closeBlock(ev.index);
+        this.items.closeBlock(ev.index, ev.native);
         return;
       case 'message-delta':
         this.finish(ev.stop, ev.usage);
