@@ -12,8 +12,8 @@
 // - an integer hole at most 15 digits, no sign, no leading zero; a number hole the same with an
 //   optional minus and fraction, no exponent: always finite, read by Number() as the strict parser does;
 // - a `counts` hole (usage objects, whose members vary by provider) admits only members of
-//   integers, null, booleans or plain strings (letters, digits, `_ . -`), or objects of those, and is
-//   read by JSON.parse after its keys are counted: a duplicate key means no match.
+//   integers, null, booleans or plain strings (letters, digits, `_ . -`), or objects of those, read
+//   by a small scanner that refuses a duplicate key (no match then).
 // Anything else, a near miss included, returns null: the caller takes the strict path, which throws
 // the exact error. The test (test/json/layout.test.ts) checks both directions over recorded frames
 // and their mutations.
@@ -43,7 +43,7 @@ export const COUNTS: Hole = { hole: 'counts' };
 export const STRING_OR_NULL: Hole = { hole: 'string?' };
 export const INT_OR_NULL: Hole = { hole: 'int?' };
 
-/** A string hole whose place in the frame (quotes included) is returned under `name`. */
+/** A string hole whose place in the frame (quotes included) is returned under `name` (one a layout, never in an optional member). */
 export function spanned(name: string): Hole {
   return { hole: 'string', span: name };
 }
@@ -82,19 +82,55 @@ function text(raw: string): string {
   return raw.indexOf('\\') < 0 ? raw : (JSON.parse(`"${raw}"`) as string);
 }
 
-/** JSON.parse of a matched counts object (`__proto__` an own member, as the strict parser makes it), or undefined when it names a key twice. */
+/**
+ * The object of a matched counts hole, read from its text (the expression has checked its grammar:
+ * keys and strings without escapes, no whitespace), or undefined when an object in it names a key
+ * twice. `__proto__` becomes an own member, as the strict parser makes it.
+ */
 function counts(raw: string): JsonObject | undefined {
-  const value = JSON.parse(raw) as JsonObject;
-  // plain strings hold no quote, so every `":` ends a key
-  let keys = 0;
-  for (let p = raw.indexOf('":'); p !== -1; p = raw.indexOf('":', p + 2)) keys++;
-  let members = 0;
-  for (const k in value) {
-    members++;
-    const v = value[k];
-    if (typeof v === 'object' && v !== null) members += Object.keys(v).length;
+  return members(raw, 0)?.[0];
+}
+
+/** the object whose `{` is at `at`, and where it ends */
+function members(raw: string, at: number): [JsonObject, number] | undefined {
+  const out: JsonObject = {};
+  let i = at + 1;
+  if (raw.charCodeAt(i) === 0x7d /* } */) return [out, i + 1];
+  for (;;) {
+    const close = raw.indexOf('"', i + 1);
+    const key = raw.slice(i + 1, close);
+    if (Object.hasOwn(out, key)) return undefined;
+    i = close + 2; // past `":`
+    let value: JsonValue;
+    const c = raw.charCodeAt(i);
+    if (c === 0x7b /* { */) {
+      const inner = members(raw, i);
+      if (inner === undefined) return undefined;
+      [value, i] = inner;
+    } else if (c === 0x22 /* " */) {
+      const end = raw.indexOf('"', i + 1);
+      value = raw.slice(i + 1, end);
+      i = end + 1;
+    } else if (c === 0x6e /* n */) {
+      value = null;
+      i += 4;
+    } else if (c === 0x74 /* t */) {
+      value = true;
+      i += 4;
+    } else if (c === 0x66 /* f */) {
+      value = false;
+      i += 5;
+    } else {
+      let end = i + 1;
+      for (let d = raw.charCodeAt(end); d >= 0x30 && d <= 0x39; d = raw.charCodeAt(++end));
+      value = Number(raw.slice(i, end));
+      i = end;
+    }
+    if (key === '__proto__') Object.defineProperty(out, key, { value, writable: true, enumerable: true, configurable: true });
+    else out[key] = value;
+    if (raw.charCodeAt(i) !== 0x2c /* , */) return [out, i + 1];
+    i++;
   }
-  return members === keys ? value : undefined;
 }
 
 function escapeRegExp(s: string): string {
@@ -103,8 +139,11 @@ function escapeRegExp(s: string): string {
 
 class Compiler {
   source = '';
-  group = 0;
-  readonly spans: [string, number][] = [];
+  /** group 1 is the text before the spanned string (empty without one): see compileLayout */
+  group = 1;
+  /** inside an optional member */
+  optional = 0;
+  span: { name: string; group: number; at: number } | undefined;
 
   /** capturing group; returns its number */
   capture(inner: string): number {
@@ -125,10 +164,14 @@ class Compiler {
   hole(h: Hole): Build {
     switch (h.hole) {
       case 'string': {
+        const at = this.source.length;
         this.source += '"';
         const g = this.capture(S);
         this.source += '"';
-        if ('span' in h && h.span !== undefined) this.spans.push([h.span, g]);
+        if ('span' in h && h.span !== undefined) {
+          if (this.span !== undefined || this.optional > 0) throw new Error('layout: one span, outside optional members');
+          this.span = { name: h.span, group: g, at };
+        }
         return (m) => text(m[g]!);
       }
       case 'int': {
@@ -189,12 +232,19 @@ class Compiler {
       const isOptional = typeof member === 'object' && member !== null && !Array.isArray(member) && 'optional' in member;
       if (isOptional && first) throw new Error(`layout: the first member (${key}) cannot be optional`);
       let present = 0;
-      if (isOptional) this.source += '(?:';
-      if (isOptional) present = this.capture(',');
-      else if (!first) this.source += ',';
+      if (isOptional) {
+        this.source += '(?:';
+        present = this.capture(',');
+        this.optional++;
+      } else if (!first) {
+        this.source += ',';
+      }
       this.source += escapeRegExp(JSON.stringify(key)) + ':';
       const build = this.value(isOptional ? (member as Optional).optional : (member as Template));
-      if (isOptional) this.source += ')?';
+      if (isOptional) {
+        this.source += ')?';
+        this.optional--;
+      }
       builds.push({ key, build, present });
       first = false;
     }
@@ -212,12 +262,16 @@ class Compiler {
   }
 }
 
-/** The recogniser of one frame layout (an object template). Keys of the template are JSON keys in order. */
+/**
+ * The recogniser of one frame layout (an object template). A spanned string's place comes from the
+ * length of group 1, which holds all the text before it (cheaper than the expression's `d` flag).
+ */
 export function compileLayout(template: Members): Layout {
   const c = new Compiler();
   const build = c.object(template);
-  const spans = c.spans;
-  const re = new RegExp(`^${c.source}$`, spans.length > 0 ? 'd' : '');
+  const span = c.span;
+  const source = span === undefined ? `()${c.source}` : `(${c.source.slice(0, span.at)})${c.source.slice(span.at)}`;
+  const re = new RegExp(`^${source}$`);
   return (data) => {
     if (data.length > MAX_FRAME) return null;
     const m = re.exec(data);
@@ -225,9 +279,9 @@ export function compileLayout(template: Members): Layout {
     const parsed = build(m) as JsonObject | undefined;
     if (parsed === undefined) return null;
     const out: Recognised = { parsed, spans: {} };
-    for (const [name, g] of spans) {
-      const [from, to] = m.indices![g]!;
-      out.spans[name] = [from - 1, to + 1];
+    if (span !== undefined) {
+      const from = m[1]!.length;
+      out.spans[span.name] = [from, from + m[span.group]!.length + 2];
     }
     return out;
   };

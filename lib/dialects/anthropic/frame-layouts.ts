@@ -8,13 +8,23 @@ import type { JsonObject } from '../../chunks.js';
 import { COUNTS, compileLayout, INT, optional, recognise, STRING, STRING_OR_NULL, type Layout, type Members } from '../../json/layout.js';
 import { parseTextDeltaFrame } from './text-delta.js';
 
+/** the usage object as the simplest servers write it (the bench's), before any other of plain counts */
+const PLAIN_USAGE: Members = { input_tokens: INT, cache_creation_input_tokens: INT, cache_read_input_tokens: INT, output_tokens: INT };
+
 const start = (message: Members): Layout => compileLayout({ type: 'message_start', message });
 const ENVELOPE: Members = { type: 'message', role: 'assistant', content: [], stop_reason: null, stop_sequence: null, stop_details: optional(null), usage: COUNTS };
 const block = (content_block: Members): Layout => compileLayout({ type: 'content_block_start', index: INT, content_block });
 const delta = (d: Members): Layout => compileLayout({ type: 'content_block_delta', index: INT, delta: d });
 
 const LAYOUTS = new Map<string, readonly Layout[]>([
-  ['message_start', [start({ model: STRING, id: STRING, ...ENVELOPE }), start({ id: STRING, type: 'message', role: 'assistant', model: STRING, content: [], stop_reason: null, stop_sequence: null, usage: COUNTS })]],
+  [
+    'message_start',
+    [
+      start({ model: STRING, id: STRING, ...ENVELOPE }),
+      start({ id: STRING, type: 'message', role: 'assistant', model: STRING, content: [], stop_reason: null, stop_sequence: null, usage: PLAIN_USAGE }),
+      start({ id: STRING, type: 'message', role: 'assistant', model: STRING, content: [], stop_reason: null, stop_sequence: null, usage: COUNTS }),
+    ],
+  ],
   [
     'content_block_start',
     [
@@ -32,7 +42,13 @@ const LAYOUTS = new Map<string, readonly Layout[]>([
     ],
   ],
   ['content_block_stop', [compileLayout({ type: 'content_block_stop', index: INT })]],
-  ['message_delta', [compileLayout({ type: 'message_delta', delta: { stop_reason: STRING_OR_NULL, stop_sequence: STRING_OR_NULL, stop_details: optional(null) }, usage: COUNTS })]],
+  [
+    'message_delta',
+    [
+      compileLayout({ type: 'message_delta', delta: { stop_reason: STRING_OR_NULL, stop_sequence: STRING_OR_NULL, stop_details: optional(null) }, usage: PLAIN_USAGE }),
+      compileLayout({ type: 'message_delta', delta: { stop_reason: STRING_OR_NULL, stop_sequence: STRING_OR_NULL, stop_details: optional(null) }, usage: COUNTS }),
+    ],
+  ],
   ['message_stop', [compileLayout({ type: 'message_stop' })]],
   ['ping', [compileLayout({ type: 'ping' })]],
 ]);

@@ -6,7 +6,7 @@
 // Two orders of the members are OpenAI's own: `usage: null` after `choices` (text answers) or before
 // (tool calls); the optional members are those OpenAI and the servers that copy it may leave out.
 import type { JsonObject } from '../../chunks.js';
-import { COUNTS, compileLayout, INT, optional, recognise, spanned, STRING, STRING_OR_NULL, type Layout, type Members, type Template } from '../../json/layout.js';
+import { COUNTS, compileLayout, INT, optional, spanned, STRING, STRING_OR_NULL, type Layout, type Members, type Template } from '../../json/layout.js';
 
 const HEAD: Members = {
   id: STRING,
@@ -28,11 +28,34 @@ const CALL = choice({ tool_calls: [{ index: INT, id: STRING, type: 'function', f
 const FIRST = choice({ role: 'assistant', content: STRING_OR_NULL, refusal: optional(null) }, null);
 const FINISH = choice({}, STRING);
 
-/** most frequent first: argument fragments make up most of a tool call's stream */
-const LAYOUTS: readonly Layout[] = [
-  before(ARGS), after(ARGS), after(FIRST), after(FINISH), compileLayout({ ...HEAD, choices: [], usage: COUNTS, obfuscation: optional(STRING) }),
-  before(FIRST), before(FINISH), before(CALL), after(CALL),
-];
+/** OpenAI's usage object, then any other of plain counts (lib/json/layout.ts COUNTS, slower to read) */
+const OPENAI_USAGE: Members = {
+  prompt_tokens: INT, completion_tokens: INT, total_tokens: INT,
+  prompt_tokens_details: { cached_tokens: INT, audio_tokens: INT },
+  completion_tokens_details: { reasoning_tokens: INT, audio_tokens: INT, accepted_prediction_tokens: INT, rejected_prediction_tokens: INT },
+};
+const usageChunk = (usage: Template): Layout => compileLayout({ ...HEAD, choices: [], usage, obfuscation: optional(STRING) });
+const [OPENAI_USAGE_CHUNK, USAGE_CHUNK] = [usageChunk(OPENAI_USAGE), usageChunk(COUNTS)];
+const USAGE: Layout = (data) => OPENAI_USAGE_CHUNK(data) ?? USAGE_CHUNK(data);
+
+/** The one layout a frame can be in, told by what follows `"choices":[` and its `"delta":{` (so one expression runs). */
+function candidate(data: string): Layout | undefined {
+  const at = data.indexOf('"choices":[');
+  if (at < 0) return undefined;
+  if (data.charCodeAt(at + 11) === 0x5d /* ] */) return USAGE;
+  const first = data.startsWith('"usage":null,', at - 13);
+  const delta = data.indexOf('"delta":{', at) + 9;
+  if (delta === 8) return undefined;
+  if (data.charCodeAt(delta) === 0x7d /* } */) return first ? BEFORE_FINISH : AFTER_FINISH;
+  if (data.startsWith('"role"', delta)) return first ? BEFORE_FIRST : AFTER_FIRST;
+  if (!data.startsWith('"tool_calls":[{"index":', delta)) return undefined;
+  // argument fragments (no id) make up most of a tool call's stream
+  const call = data.startsWith('"id"', data.indexOf(',', delta + 23) + 1);
+  return call ? (first ? BEFORE_CALL : AFTER_CALL) : first ? BEFORE_ARGS : AFTER_ARGS;
+}
+
+const [BEFORE_ARGS, AFTER_ARGS, BEFORE_CALL, AFTER_CALL] = [before(ARGS), after(ARGS), before(CALL), after(CALL)];
+const [BEFORE_FIRST, AFTER_FIRST, BEFORE_FINISH, AFTER_FINISH] = [before(FIRST), after(FIRST), before(FINISH), after(FINISH)];
 
 export interface RecognisedChunk {
   parsed: JsonObject;
@@ -41,6 +64,6 @@ export interface RecognisedChunk {
 }
 
 export function recogniseChunk(data: string): RecognisedChunk | null {
-  const r = recognise(LAYOUTS, data);
+  const r = candidate(data)?.(data) ?? null;
   return r === null ? null : { parsed: r.parsed, modelSpan: r.spans.model! };
 }

@@ -8,7 +8,7 @@
 // item's `output_item.done` comes with where its text lies (`text` span): a Responses client's
 // final frames keep those bytes (client-encode-items.ts).
 import {
-  BOOL, COUNTS, compileLayout, INT, INT_OR_NULL, NUMBER, optional, recognise, spanned, STRING, STRING_OR_NULL,
+  BOOL, compileLayout, INT, INT_OR_NULL, NUMBER, optional, recognise, spanned, STRING, STRING_OR_NULL,
   type Layout, type Members, type Recognised, type Template,
 } from '../../json/layout.js';
 
@@ -35,10 +35,15 @@ const message = (text: Template): Members => ({
 const CALL = (status: Template): Members => ({ id: STRING, type: 'function_call', status, arguments: STRING, call_id: STRING, name: STRING });
 const REASONING: Members = { id: STRING, type: 'reasoning', encrypted_content: optional(STRING), summary: [] };
 
+/** the usage of a Response, as OpenAI writes it */
+const USAGE: Members = {
+  input_tokens: INT, input_tokens_details: { cached_tokens: INT }, output_tokens: INT, output_tokens_details: { reasoning_tokens: INT }, total_tokens: INT,
+};
+
 const started = (type: string): Layout => event(type, { response: response([], null) });
 const finished = (type: string, incomplete: Template = null): Layout[] => [
-  event(type, { response: response([message(STRING)], COUNTS, incomplete) }),
-  event(type, { response: response([CALL('completed')], COUNTS, incomplete) }),
+  event(type, { response: response([message(STRING)], USAGE, incomplete) }),
+  event(type, { response: response([CALL('completed')], USAGE, incomplete) }),
 ];
 
 const LAYOUTS = new Map<string, readonly Layout[]>([
