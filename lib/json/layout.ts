@@ -74,9 +74,6 @@ const FLAT = `\\{(?:${KEY}${SCALAR}(?:,${KEY}${SCALAR})*)?\\}`;
 const VALUE = `(?:${SCALAR}|${FLAT})`;
 const C = `\\{(?:${KEY}${VALUE}(?:,${KEY}${VALUE})*)?\\}`;
 
-type Match = RegExpExecArray;
-type Build = (m: Match) => JsonValue | undefined;
-
 function text(raw: string): string {
   // escapes are decoded by JSON.parse, as the strict parser decodes them
   return raw.indexOf('\\') < 0 ? raw : (JSON.parse(`"${raw}"`) as string);
@@ -137,31 +134,44 @@ function escapeRegExp(s: string): string {
   return s.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&');
 }
 
+/**
+ * Walks a template once, writing the expression (`source`) and the body of the builder function
+ * (`code`, statements that fill objects member by member from the match `m`, then `return`). Each
+ * layout gets its own builder, so every property store in it sees one object shape (a shared
+ * closure walking the template was several times slower: its stores saw every layout's keys).
+ */
 class Compiler {
   source = '';
+  code = '';
   /** group 1 is the text before the spanned string (empty without one): see compileLayout */
   group = 1;
+  private vars = 0;
   /** inside an optional member */
-  optional = 0;
+  private optional = 0;
   span: { name: string; group: number; at: number } | undefined;
 
   /** capturing group; returns its number */
-  capture(inner: string): number {
+  private capture(inner: string): number {
     this.source += `(${inner})`;
     return ++this.group;
   }
 
-  value(t: Template): Build {
+  private variable(): string {
+    return `v${this.vars++}`;
+  }
+
+  /** Writes the value's expression part and returns its JS expression (statements before it go to `code`). */
+  value(t: Template): string {
     if (t === null || typeof t !== 'object') {
       this.source += escapeRegExp(JSON.stringify(t));
-      return () => t;
+      return JSON.stringify(t);
     }
     if (Array.isArray(t)) return this.array(t);
     if ('hole' in t && typeof t.hole === 'string') return this.hole(t as Hole);
     return this.object(t as Members);
   }
 
-  hole(h: Hole): Build {
+  private hole(h: Hole): string {
     switch (h.hole) {
       case 'string': {
         const at = this.source.length;
@@ -172,103 +182,92 @@ class Compiler {
           if (this.span !== undefined || this.optional > 0) throw new Error('layout: one span, outside optional members');
           this.span = { name: h.span, group: g, at };
         }
-        return (m) => text(m[g]!);
+        return `text(m[${g}])`;
       }
-      case 'int': {
-        const g = this.capture(I);
-        return (m) => Number(m[g]);
-      }
-      case 'number': {
-        const g = this.capture(N);
-        return (m) => Number(m[g]);
-      }
-      case 'bool': {
-        const g = this.capture('true|false');
-        return (m) => m[g] === 'true';
-      }
+      case 'int':
+        return `Number(m[${this.capture(I)}])`;
+      case 'number':
+        return `Number(m[${this.capture(N)}])`;
+      case 'bool':
+        return `m[${this.capture('true|false')}] === "true"`;
       case 'counts': {
-        const g = this.capture(C);
-        return (m) => counts(m[g]!);
+        const v = this.variable();
+        this.code += `const ${v} = counts(m[${this.capture(C)}]);\nif (${v} === undefined) return undefined;\n`;
+        return v;
       }
       case 'string?': {
         this.source += '(?:"';
         const g = this.capture(S);
         this.source += '"|null)';
-        return (m) => (m[g] === undefined ? null : text(m[g]));
+        return `(m[${g}] === undefined ? null : text(m[${g}]))`;
       }
       case 'int?': {
         this.source += '(?:';
         const g = this.capture(I);
         this.source += '|null)';
-        return (m) => (m[g] === undefined ? null : Number(m[g]));
+        return `(m[${g}] === undefined ? null : Number(m[${g}]))`;
       }
     }
   }
 
-  array(items: Template[]): Build {
+  private array(items: Template[]): string {
     this.source += '\\[';
-    const builds = items.map((item, i) => {
+    const values = items.map((item, i) => {
       if (i > 0) this.source += ',';
-      return this.value(item);
+      const value = this.value(item); // first: it may write statements of its own
+      const v = this.variable();
+      this.code += `const ${v} = ${value};\n`;
+      return v;
     });
     this.source += '\\]';
-    return (m) => {
-      const out: JsonValue[] = [];
-      for (const b of builds) {
-        const v = b(m);
-        if (v === undefined) return undefined;
-        out.push(v);
-      }
-      return out;
-    };
+    return `[${values.join(', ')}]`;
   }
 
-  object(members: Members): Build {
+  object(members: Members): string {
     this.source += '\\{';
-    const builds: { key: string; build: Build; present: number }[] = [];
+    const o = this.variable();
+    this.code += `const ${o} = {};\n`;
     let first = true;
     for (const key in members) {
+      if (key === '__proto__') throw new Error('layout: a __proto__ member');
       const member = members[key]!;
       const isOptional = typeof member === 'object' && member !== null && !Array.isArray(member) && 'optional' in member;
       if (isOptional && first) throw new Error(`layout: the first member (${key}) cannot be optional`);
-      let present = 0;
       if (isOptional) {
         this.source += '(?:';
-        present = this.capture(',');
+        const present = this.capture(',');
         this.optional++;
+        this.code += `if (m[${present}] !== undefined) {\n`;
       } else if (!first) {
         this.source += ',';
       }
       this.source += escapeRegExp(JSON.stringify(key)) + ':';
-      const build = this.value(isOptional ? (member as Optional).optional : (member as Template));
+      const value = this.value(isOptional ? (member as Optional).optional : (member as Template));
+      this.code += `${o}[${JSON.stringify(key)}] = ${value};\n`;
       if (isOptional) {
         this.source += ')?';
         this.optional--;
+        this.code += '}\n';
       }
-      builds.push({ key, build, present });
       first = false;
     }
     this.source += '\\}';
-    return (m) => {
-      const out: JsonObject = {};
-      for (const { key, build, present } of builds) {
-        if (present !== 0 && m[present] === undefined) continue;
-        const v = build(m);
-        if (v === undefined) return undefined;
-        out[key] = v;
-      }
-      return out;
-    };
+    return o;
   }
 }
 
+type Build = (m: RegExpExecArray, text: (raw: string) => string, counts: (raw: string) => JsonObject | undefined) => JsonObject | undefined;
+
 /**
- * The recogniser of one frame layout (an object template). A spanned string's place comes from the
- * length of group 1, which holds all the text before it (cheaper than the expression's `d` flag).
+ * The recogniser of one frame layout (an object template). Its builder is generated code (from the
+ * template in this source, never from input). A spanned string's place comes from the length of
+ * group 1, which holds all the text before it (cheaper than the expression's `d` flag).
  */
 export function compileLayout(template: Members): Layout {
   const c = new Compiler();
-  const build = c.object(template);
+  const root = c.object(template);
+  // eslint-disable-next-line @typescript-eslint/no-implied-eval -- generated from the template, see above
+  const build = new Function('m', 'text', 'counts', `${c.code}return ${root};`) as Build;
   const span = c.span;
   const source = span === undefined ? `()${c.source}` : `(${c.source.slice(0, span.at)})${c.source.slice(span.at)}`;
   const re = new RegExp(`^${source}$`);
@@ -276,7 +275,7 @@ export function compileLayout(template: Members): Layout {
     if (data.length > MAX_FRAME) return null;
     const m = re.exec(data);
     if (m === null) return null;
-    const parsed = build(m) as JsonObject | undefined;
+    const parsed = build(m, text, counts);
     if (parsed === undefined) return null;
     const out: Recognised = { parsed, spans: {} };
     if (span !== undefined) {
