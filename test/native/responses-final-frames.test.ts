@@ -3,10 +3,17 @@
 // (its output_item.done, recognised by layout) instead of serialising the accumulated text again, and
 // byte for byte as the full encoder writes them: every recorded Responses stream gives the very same
 // text on both paths. An escape the serialiser would never write shows which bytes went through; an
-// upstream whose done item disagrees with the streamed text gets the encoder's frames.
+// upstream whose done item disagrees with the streamed text gets the encoder's frames. The Response
+// events, written in parts (the request's members serialised once a response), are JSON.stringify's
+// text of the Response object.
 import { readdirSync, readFileSync } from 'node:fs';
 import t from 'tap';
+import type { CanonicalEvent, NativeFrame } from '../../lib/chunks.js';
+import { sseEncoders } from '../../lib/dialects/index.js';
+import { ResponseWriter } from '../../lib/dialects/openai-responses/client-encode-writer.js';
+import { EncoderState } from '../../lib/encoder-input.js';
 import { replay, type ReplayOptions } from '../../lib/replay/index.js';
+import { servedRequest } from '../../lib/replay/served.js';
 import { fixture } from '../helpers/paths.js';
 
 const served: ReplayOptions['served'] = { modelId: 'openai/served-model', pricing: { input: 1.25, output: 10, cacheRead: 0.125 } };
@@ -47,4 +54,39 @@ t.test('a done item whose text is not the streamed text: the encoder\'s frames',
   const native = replay(withDoneText('"something else"'), { served }).text;
   t.notMatch(native, 'something else', 'the done item\'s text is not written');
   t.equal(native, replay(withDoneText('"something else"'), { served, reencode: true }).text, 'the encoder wrote them');
+});
+
+t.test('the Response events are the serialisation of the Response object, members in its order', async (t) => {
+  const { routed, catalog } = servedRequest({ modelId: 'openai/served-model', pricing: { input: 1.25, output: 10 } }, { dialect: 'openai-responses', model: 'served-model', stream: true });
+  routed.request.body = {
+    model: 'served-model', input: 'hi', instructions: 'Be "brief" \u2028 😀', max_output_tokens: 64, temperature: 0.5, top_p: 0.9,
+    text: { verbosity: 'low' }, tools: [{ type: 'function', name: 'f', parameters: { type: 'object' } }], tool_choice: 'none', metadata: { k: 'v' }, user: 'u1',
+  };
+  const run = (native: boolean): string => {
+    const enc = sseEncoders['openai-responses']!({ clientModel: 'served-model', requestId: 'req_order1', input: new EncoderState('req_order1', catalog, routed) });
+    const text = 'Bonjour "à" vous';
+    const before = '{"item":{"content":[{"text":';
+    const done: NativeFrame = {
+      dialect: 'openai-responses', event: 'response.output_item.done', data: `${before}${JSON.stringify(text)}}]}}`,
+      parsed: { item: { content: [{ text }] } },
+      ...(native ? { through: 'frame' as const, kept: [before.length, before.length + JSON.stringify(text).length] as [number, number] } : {}),
+    };
+    const events: CanonicalEvent[] = [
+      { type: 'message-start', id: 'up', model: 'up-model', usage: { input: 9, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0, webSearches: 0 } },
+      { type: 'block-start', index: 0, block: { kind: 'text', text: '' } },
+      { type: 'text-delta', index: 0, text },
+      { type: 'block-stop', index: 0, native: done },
+      { type: 'message-delta', stop: { kind: 'end' }, usage: { output: 3 } },
+      { type: 'message-stop' },
+    ];
+    return events.map((ev) => enc.encode(ev)).join('');
+  };
+  const native = run(true);
+  t.equal(native, run(false), 'with or without the upstream\'s text bytes: the same text');
+  const datas = native.split('\n\n').filter((f) => f !== '').map((f) => f.slice(f.indexOf('data: ') + 6));
+  for (const data of datas) t.equal(JSON.stringify(JSON.parse(data)), data, `${data.slice(0, 48)}…: JSON.stringify's text`);
+  const completed = JSON.parse(datas.at(-1)!) as { response: Record<string, unknown> };
+  const order = Object.keys(new ResponseWriter(new EncoderState('req_order1', catalog, routed), 'req_order1', true).response('completed', null, { gateway: true }));
+  t.same(Object.keys(completed.response), order, 'the members in the Response object\'s order');
+  t.match(completed.response, { instructions: 'Be "brief" \u2028 😀', tools: [{ name: 'f', strict: false }], metadata: { k: 'v' }, output: [{ content: [{ text: 'Bonjour "à" vous' }] }] });
 });

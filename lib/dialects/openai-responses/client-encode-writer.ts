@@ -39,6 +39,24 @@ function echoedTools(tools: JsonValue | undefined): JsonValue[] {
   });
 }
 
+type Part = 'head' | 'request' | 'echo' | 'usage' | 'tail' | 'gateway';
+
+/** The runs of a Response's members (`response()`, in its order): the request's are fixed per response. */
+const PARTS = new Map<string, Part>([
+  ...['id', 'object', 'created_at', 'completed_at', 'status', 'background', 'error', 'incomplete_details'].map((k): [string, Part] => [k, 'head']),
+  ...['instructions', 'max_output_tokens', 'max_tool_calls', 'model'].map((k): [string, Part] => [k, 'request']),
+  ...['parallel_tool_calls', 'previous_response_id', 'prompt_cache_key', 'reasoning', 'safety_identifier', 'service_tier', 'store', 'temperature',
+    'presence_penalty', 'frequency_penalty', 'text', 'tool_choice', 'tools', 'top_logprobs', 'top_p', 'truncation'].map((k): [string, Part] => [k, 'echo']),
+  ['usage', 'usage'],
+  ...['user', 'metadata'].map((k): [string, Part] => [k, 'tail']),
+  ['gateway', 'gateway'],
+]);
+
+/** an object's members as JSON text, without the braces */
+function inner(o: JsonObject): string {
+  return JSON.stringify(o).slice(1, -1);
+}
+
 export class ResponseWriter {
   private readonly input: EncoderInput;
   private readonly facts: ResponsesFacts;
@@ -48,6 +66,8 @@ export class ResponseWriter {
   private seq = 0;
   private frames: string[] = [];
   private upstreamModel = '';
+  /** the request's runs of members as JSON text (Response events: `json()`) */
+  private fixed: [string, string, string] | undefined;
   private readonly items: OutputItems;
   private stop: StopReason | null = null;
   readonly seen: Usage = emptyUsage();
@@ -152,7 +172,7 @@ export class ResponseWriter {
     mergeUsage(this.seen, usage);
     if (!this.streaming) return;
     // one Response, one serialisation for both events
-    const r = `"response":${JSON.stringify(this.response('in_progress', null))}}`;
+    const r = `"response":${this.json(this.response('in_progress', null))}}`;
     this.ev('response.created', r);
     this.ev('response.in_progress', r);
   }
@@ -179,25 +199,32 @@ export class ResponseWriter {
   }
 
   /**
-   * JSON.stringify(r), with the output items whose done event kept upstream bytes written as that
-   * event wrote them (OutputItems.outputJson) instead of serialised again: the members before
-   * `output` and those after are serialised apart and joined around it.
+   * JSON.stringify(r) of a streamed Response (`response()`), written in parts: the members the
+   * request fixes (instructions … model, parallel_tool_calls … truncation, user and metadata) are
+   * serialised once per response and reused by every Response event, and the output items whose done
+   * event kept upstream bytes are written as that event wrote them (OutputItems.outputJson) instead of
+   * serialised again. The same text as JSON.stringify(r): each part is a run of r's members in order.
    */
   private json(r: JsonObject): string {
-    const texts = this.items.outputJson;
-    if (texts.length === 0) return JSON.stringify(r);
-    const head: JsonObject = {};
-    const tail: JsonObject = {};
-    let after = false;
+    const parts: Record<Part, JsonObject> = { head: {}, request: {}, echo: {}, usage: {}, tail: {}, gateway: {} };
     for (const key in r) {
-      if (key === 'output') after = true;
-      else if (after) tail[key] = r[key]!;
-      else head[key] = r[key]!;
+      if (key === 'output') continue;
+      const part = PARTS.get(key);
+      if (part === undefined) return JSON.stringify(r); // a member this does not know where to put
+      parts[part][key] = r[key]!;
     }
-    const items: string[] = [];
-    const output = this.items.output;
-    for (let i = 0; i < output.length; i++) if (output[i] !== undefined) items.push(texts[i] ?? JSON.stringify(output[i]));
-    return `${JSON.stringify(head).slice(0, -1)},"output":[${items.join(',')}],${JSON.stringify(tail).slice(1)}`;
+    const fixed = (this.fixed ??= [inner(parts.request), inner(parts.echo), inner(parts.tail)]);
+    const texts = this.items.outputJson;
+    const output = r.output as JsonValue[];
+    const items = texts.length === 0 ? JSON.stringify(output) : `[${output.map((o, i) => texts[this.outputAt(o, i)] ?? JSON.stringify(o)).join(',')}]`;
+    const all = [inner(parts.head), fixed[0], `"output":${items}`, fixed[1], inner(parts.usage), fixed[2], inner(parts.gateway)];
+    return `{${all.filter((t) => t !== '').join(',')}}`;
+  }
+
+  /** where item `o` (the `i`th of the Response's output) is among the writer's items */
+  private outputAt(o: JsonValue, i: number): number {
+    const all = this.items.output;
+    return all[i] === o ? i : all.indexOf(o as JsonObject);
   }
 
   failed(err: GatewayError): void {
