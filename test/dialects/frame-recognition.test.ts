@@ -159,6 +159,7 @@ t.test('recorded and bench frames: recognised exactly as the strict parser parse
     'response.function_call_arguments.delta', 'response.incomplete',
   ];
   for (const k of wanted) t.ok(seen.has(k), `${k} frames are recognised`);
+  for (const f of benchFrames()) t.not(recognised(f), null, `the bench's ${f.event ?? 'chunk'} frame is recognised`);
 });
 
 const INSERTS = [' ', '"', '\\', '0', '9', ',', '{', '}', '[', ']', ':', 'e', '-', '.', '\u0001', 'é', 'n', 'u'];
