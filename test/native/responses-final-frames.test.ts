@@ -9,11 +9,13 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import t from 'tap';
 import type { CanonicalEvent, NativeFrame } from '../../lib/chunks.js';
-import { sseEncoders } from '../../lib/dialects/index.js';
+import { jsonEncoders, sseEncoders } from '../../lib/dialects/index.js';
 import { ResponseWriter } from '../../lib/dialects/openai-responses/client-encode-writer.js';
 import { EncoderState } from '../../lib/encoder-input.js';
 import { replay, type ReplayOptions } from '../../lib/replay/index.js';
 import { servedRequest } from '../../lib/replay/served.js';
+import { offlineContext } from '../../lib/offline-context.js';
+import { runSync } from '../helpers/replay.js';
 import { fixture } from '../helpers/paths.js';
 
 const served: ReplayOptions['served'] = { modelId: 'openai/served-model', pricing: { input: 1.25, output: 10, cacheRead: 0.125 } };
@@ -62,7 +64,7 @@ t.test('the Response events are the serialisation of the Response object, member
     model: 'served-model', input: 'hi', instructions: 'Be "brief" \u2028 😀', max_output_tokens: 64, temperature: 0.5, top_p: 0.9,
     text: { verbosity: 'low' }, tools: [{ type: 'function', name: 'f', parameters: { type: 'object' } }], tool_choice: 'none', metadata: { k: 'v' }, user: 'u1',
   };
-  const run = (native: boolean): string => {
+  const run = Object.assign((native: boolean): string => {
     const enc = sseEncoders['openai-responses']!({ clientModel: 'served-model', requestId: 'req_order1', input: new EncoderState('req_order1', catalog, routed) });
     const text = 'Bonjour "à" vous';
     const before = '{"item":{"content":[{"text":';
@@ -79,8 +81,14 @@ t.test('the Response events are the serialisation of the Response object, member
       { type: 'message-delta', stop: { kind: 'end' }, usage: { output: 3 } },
       { type: 'message-stop' },
     ];
+    run.events = events;
     return events.map((ev) => enc.encode(ev)).join('');
-  };
+  }, { events: [] as CanonicalEvent[] });
+  const now = Date.now;
+  Date.now = () => 1_767_225_600_000; // the clock the Response stamps, the same for every run
+  t.teardown(() => {
+    Date.now = now;
+  });
   const native = run(true);
   t.equal(native, run(false), 'with or without the upstream\'s text bytes: the same text');
   const datas = native.split('\n\n').filter((f) => f !== '').map((f) => f.slice(f.indexOf('data: ') + 6));
@@ -88,5 +96,8 @@ t.test('the Response events are the serialisation of the Response object, member
   const completed = JSON.parse(datas.at(-1)!) as { response: Record<string, unknown> };
   const order = Object.keys(new ResponseWriter(new EncoderState('req_order1', catalog, routed), 'req_order1', true).response('completed', null, { gateway: true }));
   t.same(Object.keys(completed.response), order, 'the members in the Response object\'s order');
+  const events = run.events;
+  const body = runSync<string>([jsonEncoders['openai-responses']!(new EncoderState('req_order1', catalog, routed), { clientModel: 'served-model' })], events, offlineContext({ reqId: 'req_order1', dialect: 'openai-responses' }));
+  t.equal(JSON.stringify(completed.response), body[0], 'the JSON encoder\'s Response (JSON.stringify of the object), byte for byte');
   t.match(completed.response, { instructions: 'Be "brief" \u2028 😀', tools: [{ name: 'f', strict: false }], metadata: { k: 'v' }, output: [{ content: [{ text: 'Bonjour "à" vous' }] }] });
 });

@@ -39,21 +39,8 @@ function echoedTools(tools: JsonValue | undefined): JsonValue[] {
   });
 }
 
-type Part = 'head' | 'request' | 'echo' | 'usage' | 'tail' | 'gateway';
-
-/** The runs of a Response's members (`response()`, in its order): the request's are fixed per response. */
-const PARTS = new Map<string, Part>([
-  ...['id', 'object', 'created_at', 'completed_at', 'status', 'background', 'error', 'incomplete_details'].map((k): [string, Part] => [k, 'head']),
-  ...['instructions', 'max_output_tokens', 'max_tool_calls', 'model'].map((k): [string, Part] => [k, 'request']),
-  ...['parallel_tool_calls', 'previous_response_id', 'prompt_cache_key', 'reasoning', 'safety_identifier', 'service_tier', 'store', 'temperature',
-    'presence_penalty', 'frequency_penalty', 'text', 'tool_choice', 'tools', 'top_logprobs', 'top_p', 'truncation'].map((k): [string, Part] => [k, 'echo']),
-  ['usage', 'usage'],
-  ...['user', 'metadata'].map((k): [string, Part] => [k, 'tail']),
-  ['gateway', 'gateway'],
-]);
-
 /** an object's members as JSON text, without the braces */
-function inner(o: JsonObject): string {
+function inner(o: Record<string, JsonValue | undefined>): string {
   return JSON.stringify(o).slice(1, -1);
 }
 
@@ -199,26 +186,33 @@ export class ResponseWriter {
   }
 
   /**
-   * JSON.stringify(r) of a streamed Response (`response()`), written in parts: the members the
-   * request fixes (instructions … model, parallel_tool_calls … truncation, user and metadata) are
-   * serialised once per response and reused by every Response event, and the output items whose done
-   * event kept upstream bytes are written as that event wrote them (OutputItems.outputJson) instead of
-   * serialised again. The same text as JSON.stringify(r): each part is a run of r's members in order.
+   * JSON.stringify(r) of a streamed Response (`response()`), written in runs of its members, in its
+   * order: the runs the request fixes (instructions … model, the echoed parameters, user and metadata)
+   * serialised once a response and reused by every Response event; the output items whose done event
+   * kept upstream bytes written as that event wrote them (OutputItems.outputJson) instead of serialised
+   * again. Each run is an object literal of one shape (JSON.stringify's fast path). A test holds the
+   * runs to response()'s members (test/native/responses-final-frames.test.ts).
    */
   private json(r: JsonObject): string {
-    const parts: Record<Part, JsonObject> = { head: {}, request: {}, echo: {}, usage: {}, tail: {}, gateway: {} };
-    for (const key in r) {
-      if (key === 'output') continue;
-      const part = PARTS.get(key);
-      if (part === undefined) return JSON.stringify(r); // a member this does not know where to put
-      parts[part][key] = r[key]!;
-    }
-    const fixed = (this.fixed ??= [inner(parts.request), inner(parts.echo), inner(parts.tail)]);
+    const fixed = (this.fixed ??= [
+      inner({ instructions: r.instructions, max_output_tokens: r.max_output_tokens, max_tool_calls: r.max_tool_calls, model: r.model }),
+      inner({
+        parallel_tool_calls: r.parallel_tool_calls, previous_response_id: r.previous_response_id, prompt_cache_key: r.prompt_cache_key,
+        reasoning: r.reasoning, safety_identifier: r.safety_identifier, service_tier: r.service_tier, store: r.store, temperature: r.temperature,
+        presence_penalty: r.presence_penalty, frequency_penalty: r.frequency_penalty, text: r.text, tool_choice: r.tool_choice, tools: r.tools,
+        top_logprobs: r.top_logprobs, top_p: r.top_p, truncation: r.truncation,
+      }),
+      inner({ user: r.user, metadata: r.metadata }),
+    ]);
+    const head = inner({
+      id: r.id, object: r.object, created_at: r.created_at, completed_at: r.completed_at, status: r.status, background: r.background,
+      error: r.error, incomplete_details: r.incomplete_details,
+    });
     const texts = this.items.outputJson;
     const output = r.output as JsonValue[];
     const items = texts.length === 0 ? JSON.stringify(output) : `[${output.map((o, i) => texts[this.outputAt(o, i)] ?? JSON.stringify(o)).join(',')}]`;
-    const all = [inner(parts.head), fixed[0], `"output":${items}`, fixed[1], inner(parts.usage), fixed[2], inner(parts.gateway)];
-    return `{${all.filter((t) => t !== '').join(',')}}`;
+    const gateway = r.gateway === undefined ? '' : `,"gateway":${JSON.stringify(r.gateway)}`;
+    return `{${head},${fixed[0]},"output":${items},${fixed[1]},"usage":${JSON.stringify(r.usage)},${fixed[2]}${gateway}}`;
   }
 
   /** where item `o` (the `i`th of the Response's output) is among the writer's items */
