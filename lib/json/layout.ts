@@ -1,7 +1,8 @@
 // Frame layouts: an upstream frame recognised by its exact text and decoded without the general
 // parser (as the delta frames are: ../dialects/openai-chat/chunk-layout.ts and its siblings). A
 // layout is written as a template value; `compileLayout` turns it into one anchored regular
-// expression over the whole frame and a builder that makes the parsed object from the captures.
+// expression over the whole frame and a builder, generated code that makes the parsed object from
+// the captures.
 //
 // Why a recognised frame parses exactly as parseStrict would (same value, same key order):
 // - the expression admits no whitespace, and every key of an object is fixed by the template (a JS
@@ -15,8 +16,9 @@
 //   integers, null, booleans or plain strings (letters, digits, `_ . -`), or objects of those, read
 //   by a small scanner that refuses a duplicate key (no match then).
 // Anything else, a near miss included, returns null: the caller takes the strict path, which throws
-// the exact error. The test (test/json/layout.test.ts) checks both directions over recorded frames
-// and their mutations.
+// the exact error. The tests check both directions: each hole on its own (test/json/layout.test.ts),
+// and every dialect's layouts over recorded and bench frames and their mutations
+// (test/dialects/frame-recognition.test.ts).
 import type { JsonObject, JsonValue } from '../chunks.js';
 
 export type Hole =

@@ -2,7 +2,9 @@
 // canonical block, kept for the final Response object and announced as named SSE events.
 //
 // - text block → a `message` item: output_item.added, content_part.added, output_text.delta…,
-//   output_text.done, content_part.done, output_item.done.
+//   output_text.done, content_part.done, output_item.done. From a Responses upstream, the deltas keep
+//   their `delta` bytes, and the three done events (and the item in the final Response) the text
+//   bytes of the upstream's own done item, when it says the same (doneThrough).
 // - tool-call block → a `function_call` item (function_call_arguments.delta… / .done), with the
 //   `namespace` of a namespace member. Served through a Chat or Messages deployment, the call's
 //   name is looked up among the request's tools (client-tools.ts): a `custom` tool (declared as a
