@@ -4,7 +4,7 @@
 // - text block → a `message` item: output_item.added, content_part.added, output_text.delta…,
 //   output_text.done, content_part.done, output_item.done. From a Responses upstream, the deltas keep
 //   their `delta` bytes, and the three done events (and the item in the final Response) the text
-//   bytes of the upstream's own done item, when it says the same (doneThrough).
+//   bytes of the upstream's own done item, when it says the same (client-encode-through.ts).
 // - tool-call block → a `function_call` item (function_call_arguments.delta… / .done), with the
 //   `namespace` of a namespace member. Served through a Chat or Messages deployment, the call's
 //   name is looked up among the request's tools (client-tools.ts): a `custom` tool (declared as a
@@ -29,6 +29,7 @@ import type { CanonicalBlock, JsonObject, JsonValue, NativeFrame, UrlCitation } 
 import { asArray, isObject } from '../../json/values.js';
 import { toolArguments } from '../../openai/client.js';
 import { emitWebSearch, urlCitationAnnotation } from './client-encode-search.js';
+import { doneFrames, throughText } from './client-encode-through.js';
 import { encodeAnthropicThinking, summaryOf } from './client-state.js';
 import type { ResponsesFacts } from './client-validate.js';
 import { patchOperation, shellAction, type ClientTool, type ClientToolKind } from './client-tools.js';
@@ -182,9 +183,15 @@ export class OutputItems {
     switch (b.kind) {
       case 'message': {
         const part = { type: 'output_text', annotations: b.annotations, logprobs: [], text: b.text };
-        const text = throughText(b, native);
+        const text = throughText(b.text, b.annotations, native);
         if (text !== undefined) {
-          this.doneThrough(b, text, part);
+          // the upstream's text bytes (client-encode-through.ts); the item's JSON kept for the final Response
+          const f = doneFrames((b.idJson ??= JSON.stringify(b.id)), b.out, text);
+          this.emit('response.output_text.done', f.textDone);
+          this.emit('response.content_part.done', f.partDone);
+          this.output[b.out] = { id: b.id, type: 'message', status: 'completed', content: [part], role: 'assistant' };
+          this.outputJson[b.out] = f.item;
+          this.emit('response.output_item.done', `"output_index":${b.out},"item":${f.item}}`);
           return;
         }
         this.emit('response.output_text.done', { item_id: b.id, output_index: b.out, content_index: 0, text: b.text, logprobs: [] });
@@ -209,22 +216,6 @@ export class OutputItems {
         this.done(b.out, item);
       }
     }
-  }
-
-  /**
-   * A message's three `done` events written with the upstream's text bytes (`text`, JSON): the very
-   * layout the events above serialise, so only how the text is escaped may differ. The item's JSON is
-   * kept for the final Response (client-encode-writer.ts).
-   */
-  private doneThrough(b: Extract<Block, { kind: 'message' }>, text: string, part: JsonObject): void {
-    const at = `"item_id":${(b.idJson ??= JSON.stringify(b.id))},"output_index":${b.out},"content_index":0`;
-    const partJson = `{"type":"output_text","annotations":[],"logprobs":[],"text":${text}}`;
-    this.emit('response.output_text.done', `${at},"text":${text},"logprobs":[]}`);
-    this.emit('response.content_part.done', `${at},"part":${partJson}}`);
-    const itemJson = `{"id":${b.idJson},"type":"message","status":"completed","content":[${partJson}],"role":"assistant"}`;
-    this.output[b.out] = { id: b.id, type: 'message', status: 'completed', content: [part], role: 'assistant' };
-    this.outputJson[b.out] = itemJson;
-    this.emit('response.output_item.done', `"output_index":${b.out},"item":${itemJson}}`);
   }
 
   /** Whom a tool call is for: a native Responses function_call names itself (and its namespace); a translated one is looked up. */
@@ -292,20 +283,6 @@ export class OutputItems {
     if (encrypted !== undefined && encrypted !== '' && this.facts.includeEncrypted) item.encrypted_content = encrypted;
     return item;
   }
-}
-
-/**
- * The upstream's text bytes (a JSON string) for a message's done events: when the block closes at a
- * Responses upstream's recognised message `output_item.done` (frame-layouts.ts, marked `through`)
- * whose text is the text the client was sent, and the gateway added no annotation (citations).
- */
-function throughText(b: Extract<Block, { kind: 'message' }>, native: NativeFrame | undefined): string | undefined {
-  if (native?.through === undefined || native.dialect !== 'openai-responses' || native.event !== 'response.output_item.done') return undefined;
-  const kept = native.kept;
-  if (kept === undefined || b.annotations.length > 0) return undefined;
-  const item = native.parsed.item;
-  const part = isObject(item) ? asArray(item.content)[0] : undefined;
-  return isObject(part) && part.text === b.text ? native.data.slice(kept[0], kept[1]) : undefined;
 }
 
 const ID_PREFIX: Readonly<Record<ClientToolKind, string>> = { function: 'fc', custom: 'ctc', shell: 'sh', apply_patch: 'apc' };
