@@ -4,7 +4,7 @@
 // dialect-neutral integrity stage.
 import type { CanonicalEvent, JsonObject, NativeFrame } from '../../chunks.js';
 import { errorFromAnthropic } from './errors.js';
-import { parseTextDeltaFrame } from './text-delta.js';
+import { recogniseFrame } from './frame-layouts.js';
 import {
   blockFromWire,
   fullUsageFromWire,
@@ -104,7 +104,7 @@ export function decodeAnthropicSse(msg: SseMessage): CanonicalEvent[] {
     if (msg.data.trim() === '[DONE]') return [];
     throw integrityError('SSE message without an event name');
   }
-  const parsed = (event === 'content_block_delta' ? (parseTextDeltaFrame(msg.data) as JsonObject | null) : null) ?? parseObject(msg.data, `${event} data`);
+  const parsed = recogniseFrame(event, msg.data) ?? parseObject(msg.data, `${event} data`);
   if (parsed.type !== event) throw integrityError(`${event} data.type is ${JSON.stringify(parsed.type ?? null)}, expected "${event}"`);
   const native: NativeFrame = { dialect: 'anthropic', event, data: msg.data, parsed };
   const handler = handlers.get(event);

@@ -1,8 +1,10 @@
 // An upstream Chat frame written to a Chat client as it came (the decoder marked it `through`:
 // through.ts), with only what the gateway owns changed:
 // - `model`: the model the client is served as (decisions §2), spliced into the frame's bytes when
-//   the decoder recognised its layout (chunk-layout.ts), else the frame is re-serialised with it;
-// - the first frame (message-start) gains the `gateway` routing object;
+//   the decoder recognised its layout (chunk-layout.ts, frame-layouts.ts), else the frame is
+//   re-serialised with it;
+// - the first frame (message-start) gains the `gateway` routing object, appended to a recognised
+//   frame's bytes;
 // - the frame with the final usage (message-delta) gets the gateway's `usage` (validated tokens and
 //   the cost settle charges, as the re-encoder writes it) in place of the upstream's, and `gateway`;
 // - [DONE] is written as it is.
@@ -27,10 +29,12 @@ export function throughFrame(native: NativeFrame, changes: ThroughChanges): stri
   if (native.event === 'done') return DONE;
   const { gateway, usage } = changes;
   const span = native.modelSpan;
-  if (gateway === undefined && usage === undefined) {
-    if (native.parsed.model === changes.model) return `data: ${native.data}\n\n`;
-    if (span !== undefined) return `data: ${native.data.slice(0, span[0])}${changes.modelJson}${native.data.slice(span[1])}\n\n`;
+  if (usage === undefined && span !== undefined) {
+    // a recognised layout (chunk-layout.ts, frame-layouts.ts): no whitespace, no `gateway` member, ends with `}`
+    const data = native.parsed.model === changes.model ? native.data : `${native.data.slice(0, span[0])}${changes.modelJson}${native.data.slice(span[1])}`;
+    return gateway === undefined ? `data: ${data}\n\n` : `data: ${data.slice(0, -1)},"gateway":${JSON.stringify(gateway)}}\n\n`;
   }
+  if (gateway === undefined && usage === undefined && native.parsed.model === changes.model) return `data: ${native.data}\n\n`;
   const out = copyWith(native.parsed, 'model', changes.model);
   if (usage !== undefined) out.usage = usage;
   if (gateway !== undefined) out.gateway = gateway;

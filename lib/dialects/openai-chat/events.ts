@@ -18,13 +18,15 @@
 //   message-stop at [DONE] (or at the end of the body, `end()`).
 // - An in-band `{error}` chunk becomes an `error` event.
 // Each event keeps its chunk as `native` (dialect 'openai-chat', event 'chunk' or 'done'). The common
-// content frame is recognised by its layout (chunk-layout.ts) without the general parser, and frames a
-// Chat client may receive as they came are marked `through` (through.ts).
+// content frame (chunk-layout.ts) and the other frequent ones (frame-layouts.ts) are recognised by
+// their layout without the general parser, and frames a Chat client may receive as they came are
+// marked `through` (through.ts).
 import { randomUUID } from 'node:crypto';
 import { emptyUsage, type CanonicalEvent, type JsonObject, type NativeFrame, type StopReason, type Usage } from '../../chunks.js';
 import type { UpstreamDecoder } from '../dialect.js';
 import { CHAT_REASONING_SIGNATURE } from '../../translate/reasoning-state.js';
 import { parseChunkLayout } from './chunk-layout.js';
+import { recogniseChunk } from './frame-layouts.js';
 import { decodeChatCompletion } from './message.js';
 import { ThroughRule } from './through.js';
 import { chatFrame, errorFromWire, finishFromWire, indexOf, integrityError, isObject, optionalString, parseObject, stopWithCalls, toolCallBlock, usageFromWire } from './wire.js';
@@ -66,7 +68,8 @@ export class ChatStreamDecoder implements UpstreamDecoder {
   sse(msg: { event: string | undefined; data: string }): CanonicalEvent[] {
     if (this.done) throw integrityError('a chunk arrived after [DONE]');
     if (msg.data === '[DONE]') return this.end(chatFrame('done', '[DONE]', {}), true);
-    const layout = parseChunkLayout(msg.data);
+    const content = parseChunkLayout(msg.data);
+    const layout = content ?? recogniseChunk(msg.data);
     const parsed = layout?.parsed ?? parseObject(msg.data, 'chat.completion.chunk');
     const native = chatFrame('chunk', msg.data, parsed);
     if (layout !== null) native.modelSpan = layout.modelSpan;
@@ -91,7 +94,7 @@ export class ChatStreamDecoder implements UpstreamDecoder {
       this.usage = usageFromWire(usage, 'chunk.usage');
     }
     if (this.stop !== undefined && this.usage !== undefined && !this.finished) this.finish(native, out);
-    this.through.mark(native, parsed, out);
+    this.through.mark(native, parsed, out, content !== null);
     return out;
   }
 

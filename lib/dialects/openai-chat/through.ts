@@ -63,7 +63,7 @@ export class ThroughRule {
   private ended = false;
 
   /** Marks `native` when the events it brought (`out`) may go to a Chat client as the frame itself. */
-  mark(native: NativeFrame, chunk: JsonObject, out: readonly CanonicalEvent[]): void {
+  mark(native: NativeFrame, chunk: JsonObject, out: readonly CanonicalEvent[], contentLayout: boolean): void {
     if (out.length === 0) return;
     let start = false;
     let delta: Extract<CanonicalEvent, { type: 'message-delta' }> | undefined;
@@ -88,9 +88,9 @@ export class ThroughRule {
           plain = false;
       }
     }
-    // a content frame in the recognised layout (chunk-layout.ts) has a plain shape by construction;
-    // as the first frame it lacks the role
-    if (!plain || ((native.modelSpan === undefined || start) && !plainChunk(chunk, start, delta !== undefined))) return;
+    // a content frame in its recognised layout (`contentLayout`: chunk-layout.ts) has a plain shape by
+    // construction; as the first frame it lacks the role
+    if (!plain || ((!contentLayout || start) && !plainChunk(chunk, start, delta !== undefined))) return;
     const choice = Array.isArray(chunk.choices) ? chunk.choices[0] : undefined;
     // the usage chunk a client reads has empty choices (decisions §3): a finish with usage is re-encoded
     if (delta !== undefined && choice !== undefined) return;

@@ -2,7 +2,9 @@
 // canonical block, kept for the final Response object and announced as named SSE events.
 //
 // - text block → a `message` item: output_item.added, content_part.added, output_text.delta…,
-//   output_text.done, content_part.done, output_item.done.
+//   output_text.done, content_part.done, output_item.done. From a Responses upstream, the deltas keep
+//   their `delta` bytes, and the three done events (and the item in the final Response) the text
+//   bytes of the upstream's own done item, when it says the same (client-encode-through.ts).
 // - tool-call block → a `function_call` item (function_call_arguments.delta… / .done), with the
 //   `namespace` of a namespace member. Served through a Chat or Messages deployment, the call's
 //   name is looked up among the request's tools (client-tools.ts): a `custom` tool (declared as a
@@ -27,6 +29,7 @@ import type { CanonicalBlock, JsonObject, JsonValue, NativeFrame, UrlCitation } 
 import { asArray, isObject } from '../../json/values.js';
 import { toolArguments } from '../../openai/client.js';
 import { emitWebSearch, urlCitationAnnotation } from './client-encode-search.js';
+import { doneFrames, throughText } from './client-encode-through.js';
 import { encodeAnthropicThinking, summaryOf } from './client-state.js';
 import type { ResponsesFacts } from './client-validate.js';
 import { patchOperation, shellAction, type ClientTool, type ClientToolKind } from './client-tools.js';
@@ -51,6 +54,8 @@ export class OutputItems {
   private readonly emit: EmitEvent;
   /** the items in output order, as they are now */
   readonly output: JsonObject[] = [];
+  /** an item's JSON text, when its done event was written with upstream bytes (that item's JSON value) */
+  readonly outputJson: (string | undefined)[] = [];
   private readonly blocks: (Block | undefined)[] = [];
   private nextItem = 0;
 
@@ -131,7 +136,7 @@ export class OutputItems {
     if (b?.kind !== 'message' || text === '') return;
     b.text += text;
     // a Responses upstream's delta frame: its `delta` and `logprobs` go as they came
-    const kept = native?.through !== undefined && native.dialect === 'openai-responses' ? native.kept : undefined;
+    const kept = native?.through !== undefined && native.dialect === 'openai-responses' && native.event === 'response.output_text.delta' ? native.kept : undefined;
     if (kept !== undefined) {
       this.emit('response.output_text.delta', `"item_id":${b.idJson ??= JSON.stringify(b.id)},"output_index":${b.out},"content_index":0,${native!.data.slice(kept[0], kept[1])}}`);
     } else {
@@ -171,13 +176,24 @@ export class OutputItems {
     if (b.target.kind === 'function') this.emit('response.function_call_arguments.delta', { item_id: b.id, output_index: b.out, delta: json });
   }
 
-  closeBlock(index: number): void {
+  closeBlock(index: number, native?: NativeFrame): void {
     const b = this.blocks[index];
     if (b === undefined) return;
     this.blocks[index] = undefined;
     switch (b.kind) {
       case 'message': {
         const part = { type: 'output_text', annotations: b.annotations, logprobs: [], text: b.text };
+        const text = throughText(b.text, b.annotations, native);
+        if (text !== undefined) {
+          // the upstream's text bytes (client-encode-through.ts); the item's JSON kept for the final Response
+          const f = doneFrames((b.idJson ??= JSON.stringify(b.id)), b.out, text);
+          this.emit('response.output_text.done', f.textDone);
+          this.emit('response.content_part.done', f.partDone);
+          this.output[b.out] = { id: b.id, type: 'message', status: 'completed', content: [part], role: 'assistant' };
+          this.outputJson[b.out] = f.item;
+          this.emit('response.output_item.done', `"output_index":${b.out},"item":${f.item}}`);
+          return;
+        }
         this.emit('response.output_text.done', { item_id: b.id, output_index: b.out, content_index: 0, text: b.text, logprobs: [] });
         this.emit('response.content_part.done', { item_id: b.id, output_index: b.out, content_index: 0, part });
         this.done(b.out, { id: b.id, type: 'message', status: 'completed', content: [part], role: 'assistant' });

@@ -39,6 +39,11 @@ function echoedTools(tools: JsonValue | undefined): JsonValue[] {
   });
 }
 
+/** an object's members as JSON text, without the braces */
+function inner(o: Record<string, JsonValue | undefined>): string {
+  return JSON.stringify(o).slice(1, -1);
+}
+
 export class ResponseWriter {
   private readonly input: EncoderInput;
   private readonly facts: ResponsesFacts;
@@ -48,6 +53,8 @@ export class ResponseWriter {
   private seq = 0;
   private frames: string[] = [];
   private upstreamModel = '';
+  /** the request's runs of members as JSON text (Response events: `json()`) */
+  private fixed: [string, string, string] | undefined;
   private readonly items: OutputItems;
   private stop: StopReason | null = null;
   readonly seen: Usage = emptyUsage();
@@ -150,9 +157,11 @@ export class ResponseWriter {
     this.started = true;
     this.upstreamModel = model;
     mergeUsage(this.seen, usage);
-    const r = this.response('in_progress', null);
-    this.ev('response.created', { response: r });
-    this.ev('response.in_progress', { response: r });
+    if (!this.streaming) return;
+    // one Response, one serialisation for both events
+    const r = `"response":${this.json(this.response('in_progress', null))}}`;
+    this.ev('response.created', r);
+    this.ev('response.in_progress', r);
   }
 
   finish(stop: StopReason | null, usage: Partial<Usage>): void {
@@ -171,8 +180,45 @@ export class ResponseWriter {
 
   end(): void {
     this.ended = true;
+    if (!this.streaming) return;
     const r = this.final();
-    this.ev(r.status === 'completed' ? 'response.completed' : 'response.incomplete', { response: r });
+    this.ev(r.status === 'completed' ? 'response.completed' : 'response.incomplete', `"response":${this.json(r)}}`);
+  }
+
+  /**
+   * JSON.stringify(r) of a streamed Response (`response()`), written in runs of its members, in its
+   * order: the runs the request fixes (instructions … model, the echoed parameters, user and metadata)
+   * serialised once a response and reused by every Response event; the output items whose done event
+   * kept upstream bytes written as that event wrote them (OutputItems.outputJson) instead of serialised
+   * again. Each run is an object literal of one shape (JSON.stringify's fast path). A test holds the
+   * runs to response()'s members (test/native/responses-final-frames.test.ts).
+   */
+  private json(r: JsonObject): string {
+    const fixed = (this.fixed ??= [
+      inner({ instructions: r.instructions, max_output_tokens: r.max_output_tokens, max_tool_calls: r.max_tool_calls, model: r.model }),
+      inner({
+        parallel_tool_calls: r.parallel_tool_calls, previous_response_id: r.previous_response_id, prompt_cache_key: r.prompt_cache_key,
+        reasoning: r.reasoning, safety_identifier: r.safety_identifier, service_tier: r.service_tier, store: r.store, temperature: r.temperature,
+        presence_penalty: r.presence_penalty, frequency_penalty: r.frequency_penalty, text: r.text, tool_choice: r.tool_choice, tools: r.tools,
+        top_logprobs: r.top_logprobs, top_p: r.top_p, truncation: r.truncation,
+      }),
+      inner({ user: r.user, metadata: r.metadata }),
+    ]);
+    const head = inner({
+      id: r.id, object: r.object, created_at: r.created_at, completed_at: r.completed_at, status: r.status, background: r.background,
+      error: r.error, incomplete_details: r.incomplete_details,
+    });
+    const texts = this.items.outputJson;
+    const output = r.output as JsonValue[];
+    const items = texts.length === 0 ? JSON.stringify(output) : `[${output.map((o, i) => texts[this.outputAt(o, i)] ?? JSON.stringify(o)).join(',')}]`;
+    const gateway = r.gateway === undefined ? '' : `,"gateway":${JSON.stringify(r.gateway)}`;
+    return `{${head},${fixed[0]},"output":${items},${fixed[1]},"usage":${JSON.stringify(r.usage)},${fixed[2]}${gateway}}`;
+  }
+
+  /** where item `o` (the `i`th of the Response's output) is among the writer's items */
+  private outputAt(o: JsonValue, i: number): number {
+    const all = this.items.output;
+    return all[i] === o ? i : all.indexOf(o as JsonObject);
   }
 
   failed(err: GatewayError): void {
@@ -208,7 +254,7 @@ export class ResponseWriter {
         this.items.toolInput(ev.index, ev.json);
         return;
       case 'block-stop':
-        this.items.closeBlock(ev.index);
+        this.items.closeBlock(ev.index, ev.native);
         return;
       case 'message-delta':
         this.finish(ev.stop, ev.usage);

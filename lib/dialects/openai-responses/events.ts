@@ -22,12 +22,15 @@
 // - Every other event (`response.in_progress`, `*.done`, `content_part.done`, annotations,
 //   hosted-tool progress, `reasoning_text.*`, keep-alives, future events) is ignored: what they say
 //   is in the items' `done` events. Each emitted event keeps its native frame.
-// The common `output_text.delta` frame is recognised by its layout (delta-layout.ts) without the
-// general parser, and marked `through`: a Responses client gets its `delta` and `logprobs` bytes as
-// they came (client-encode-items.ts), the sequence number, item id and output index being the gateway's.
+// The common `output_text.delta` frame (delta-layout.ts) and the other frequent events
+// (frame-layouts.ts) are recognised by their layout without the general parser. A delta is marked
+// `through`: a Responses client gets its `delta` and `logprobs` bytes as they came
+// (client-encode-items.ts), the sequence number, item id and output index being the gateway's; so is
+// a message item's `output_item.done`, whose text bytes the client's final frames keep.
 import { emptyUsage, type CanonicalBlock, type CanonicalEvent, type JsonObject, type NativeFrame } from '../../chunks.js';
 import type { UpstreamDecoder } from '../dialect.js';
 import { parseDeltaLayout } from './delta-layout.js';
+import { recogniseEvent } from './frame-layouts.js';
 import { completeItemEvents, encryptedOf, type Tally } from './items.js';
 import { decodeResponsesBody } from './message.js';
 import { SUMMARY_SEPARATOR, thinkingFromItem } from '../../translate/reasoning-state.js';
@@ -222,7 +225,8 @@ export class ResponsesStreamDecoder implements UpstreamDecoder {
   /** Decode one SSE message. Throws GatewayError GW_ERR_INTEGRITY on malformed or out-of-order frames. */
   sse(msg: { event: string | undefined; data: string }): CanonicalEvent[] {
     const layout = parseDeltaLayout(msg.data);
-    const parsed = layout?.parsed ?? parseObject(msg.data, 'Responses event data');
+    const other = layout === null ? recogniseEvent(msg.event, msg.data) : null;
+    const parsed = layout?.parsed ?? other?.parsed ?? parseObject(msg.data, 'Responses event data');
     const type = parsed.type;
     if (typeof type !== 'string') throw integrityError(`${msg.event ?? 'Responses event'} data.type must be a string`);
     if (msg.event !== undefined && msg.event !== type) throw integrityError(`event ${msg.event} carries data.type "${type}"`);
@@ -238,6 +242,10 @@ export class ResponsesStreamDecoder implements UpstreamDecoder {
     const native = responsesFrame(type, msg.data, parsed);
     if (layout !== null && parsed.content_index === 0) {
       native.kept = layout.kept;
+      native.through = 'frame';
+    } else if (other?.spans.text !== undefined) {
+      // a message item's output_item.done: its text bytes may go to a Responses client (client-encode-items.ts)
+      native.kept = other.spans.text;
       native.through = 'frame';
     }
     handler(this.s, parsed, native, out);
