@@ -18,6 +18,7 @@ import { bodyBudget } from './body-budget.js';
 import { clientErrorListener } from './client-error.js';
 import { lingerOnClose } from './linger.js';
 import { hostError, requestTarget } from './request-target.js';
+import { RequestAbort } from './request-abort.js';
 
 /**
  * What a request runs against: one configuration and what was built from it. A reload swaps in a
@@ -83,7 +84,7 @@ function buildContext(req: IncomingMessage, endpoint: Endpoint, head: RequestHea
   const { config, services } = head;
   const reqId = newRequestId();
   const dialect = endpoint.dialect(req);
-  const controller = new AbortController();
+  const cancel = new RequestAbort();
   let log: Logger | null = null;
   const ctx: RequestContext = {
     reqId,
@@ -93,8 +94,12 @@ function buildContext(req: IncomingMessage, endpoint: Endpoint, head: RequestHea
     },
     logsInfo: root.isLevelEnabled('info'),
     logsDebug: root.isLevelEnabled('debug'),
-    signal: controller.signal,
-    abort: (reason?: unknown) => controller.abort(reason),
+    // a real AbortSignal only for what needs one (lib/request-abort.ts)
+    get signal() {
+      return cancel.signal;
+    },
+    abortWatch: cancel,
+    abort: (reason?: unknown) => cancel.abort(reason),
     config,
     services,
     endpoint: endpoint.name,

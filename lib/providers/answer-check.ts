@@ -8,7 +8,8 @@
 //   any content is a failed answer. A native Messages pass-through writes upstream frames through
 //   nearly as-is, and a translated stream writes the client's message_start as soon as it sees the
 //   upstream's: holding the bytes here, before sse-decode, keeps both from reaching the client.
-// - a JSON answer is read whole (bounded) and must decode before anything is answered.
+// - a JSON answer is read whole (bounded) and must decode before anything is answered. What it
+//   decoded to is kept for the provider-decode stage (`checkedAnswer`): the answer is parsed once.
 //
 // The check is thrown away once the answer is good: the chunks after it go on untouched (the hot
 // path pays nothing per chunk). A preamble past MAX_PREAMBLE bytes goes on unchecked.
@@ -79,11 +80,34 @@ class StreamCheck implements AnswerCheck {
 /** a whole body at once: no state between calls, so one decoder serves every answer */
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
+/** A JSON answer the check decoded: its text and its events, until provider-decode takes them. */
+interface Decoded {
+  body: string;
+  events: CanonicalEvent[];
+}
+
+/** keyed by the `upstream` note of the answer (one object per answer, dropped with it) */
+const decodedAnswers = new WeakMap<Upstream, Decoded>();
+
+/**
+ * The events the check decoded the JSON answer of `upstream` to, when `body` is that answer's text
+ * (taken once: a decoder's events are handed on once); undefined otherwise (the caller decodes).
+ */
+export function checkedAnswer(upstream: Upstream, body: string): CanonicalEvent[] | undefined {
+  const decoded = decodedAnswers.get(upstream);
+  if (decoded === undefined) return undefined;
+  decodedAnswers.delete(upstream);
+  return decoded.body === body ? decoded.events : undefined;
+}
+
 class JsonCheck implements AnswerCheck {
   private readonly chunks: Buffer[] = [];
   private size = 0;
 
-  constructor(private readonly decoder: UpstreamDecoder) {}
+  constructor(
+    private readonly decoder: UpstreamDecoder,
+    private readonly upstream: Upstream,
+  ) {}
 
   feed(chunk: Buffer): boolean {
     this.size += chunk.length;
@@ -99,7 +123,9 @@ class JsonCheck implements AnswerCheck {
     } catch (err) {
       throw errors.integrity('the response body is not valid UTF-8', err);
     }
-    contentIn(this.decoder.json(body));
+    const events = this.decoder.json(body);
+    contentIn(events);
+    decodedAnswers.set(this.upstream, { body, events });
   }
 }
 
@@ -108,7 +134,7 @@ export function answerCheck(upstream: Upstream): AnswerCheck | undefined {
   const dialect = upstreamDialect(upstream);
   const factory = dialect === undefined ? undefined : upstreamDecoders[dialect];
   if (factory === undefined) return undefined;
-  return upstream.stream ? new StreamCheck(factory()) : new JsonCheck(factory());
+  return upstream.stream ? new StreamCheck(factory()) : new JsonCheck(factory(), upstream);
 }
 
 /**
