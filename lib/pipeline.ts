@@ -92,10 +92,7 @@ export async function runPipeline<O extends string | Buffer | ChainNote>(ctx: Re
   }
   const stages = timings === null ? built : built.map((s) => timings.wrap(s));
   let error: GatewayError | undefined;
-  let bodyEnded = false;
-  req.once('end', () => {
-    bodyEnded = true;
-  });
+  // the reader hears the body's end even after it stopped reading (`sourceEnded`)
   const body = new ChunkReader(req);
   // a body that comes too slowly fails the chain with 408 (the chain reads the whole body before it
   // calls a provider, so this never cuts a response)
@@ -122,7 +119,7 @@ export async function runPipeline<O extends string | Buffer | ChainNote>(ctx: Re
   let outcome: Outcome = sink.outcome();
   if (error) {
     if (!sink.sent) {
-      outcome = writeError(ctx, res, error, !bodyEnded && !req.complete, sink.headers, sink.requestId());
+      outcome = writeError(ctx, res, error, !body.sourceEnded && !req.complete, sink.headers, sink.requestId());
     } else {
       outcome = { status: outcome.status, errorCode: error.code };
       // the encoder (the last stage that knows the client's framing) writes the in-band terminal frames

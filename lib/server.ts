@@ -154,7 +154,8 @@ export function createGateway(initial: ServingState, log: Logger): Gateway {
       inflight.delete(ctx);
       release(state);
     };
-    res.once('close', () => {
+    // 'close' and 'finish' come once per response: plain listeners (no once wrapper per request)
+    res.on('close', () => {
       if (!res.writableFinished) ctx.abort(errors.clientClosed());
       ended();
     });
@@ -162,7 +163,7 @@ export function createGateway(initial: ServingState, log: Logger): Gateway {
     // never read to its end, only dropped for a short while (lib/linger.ts)
     const limits = state.config.connections;
     lingerOnClose(req.socket, limits.refusedBodyDrainMs, () => !req.complete);
-    res.once('finish', () => {
+    res.on('finish', () => {
       if (!req.complete) drainBriefly(req, limits.refusedBodyDrainMs);
     });
     let ranChain = false;
