@@ -18,7 +18,7 @@ import { bodyBudget } from './body-budget.js';
 import { clientErrorListener } from './client-error.js';
 import { lingerOnClose } from './linger.js';
 import { hostError, requestTarget } from './request-target.js';
-import { RequestAbort } from './request-abort.js';
+import { ServerContext } from './server-context.js';
 
 /**
  * What a request runs against: one configuration and what was built from it. A reload swaps in a
@@ -81,27 +81,13 @@ function runHooks(endpoint: Endpoint, head: RequestHead): { learned: Learned; er
 }
 
 function buildContext(req: IncomingMessage, endpoint: Endpoint, head: RequestHead, learned: Learned, startedAt: number, root: Logger): RequestContext {
-  const { config, services } = head;
   const reqId = newRequestId();
   const dialect = endpoint.dialect(req);
-  const cancel = new RequestAbort();
-  let log: Logger | null = null;
-  const ctx: RequestContext = {
+  return new ServerContext({
     reqId,
-    // the child logger (its bindings serialised and redacted) is built only when something logs
-    get log() {
-      return (log ??= root.child({ reqId, endpoint: endpoint.name }));
-    },
-    logsInfo: root.isLevelEnabled('info'),
-    logsDebug: root.isLevelEnabled('debug'),
-    // a real AbortSignal only for what needs one (lib/request-abort.ts)
-    get signal() {
-      return cancel.signal;
-    },
-    abortWatch: cancel,
-    abort: (reason?: unknown) => cancel.abort(reason),
-    config,
-    services,
+    root,
+    config: head.config,
+    services: head.services,
     endpoint: endpoint.name,
     dialect,
     method: head.method,
@@ -113,8 +99,7 @@ function buildContext(req: IncomingMessage, endpoint: Endpoint, head: RequestHea
     key: learned.key,
     anthropic: learned.anthropic,
     responseHeaders: { [dialects[dialect].requestId.header]: reqId },
-  };
-  return ctx;
+  });
 }
 
 export function createGateway(initial: ServingState, log: Logger): Gateway {
