@@ -74,7 +74,7 @@ export class UpstreamCall extends ChunkQueue {
     this.resumeCall = resume;
     const head = this.settleHead;
     this.settleHead = null;
-    head?.resolve({ statusCode, headers: util.parseHeaders(rawHeaders) as IncomingHttpHeaders, body: this });
+    head?.resolve(decoded({ statusCode, headers: util.parseHeaders(rawHeaders) as IncomingHttpHeaders, body: this }));
     return true;
   }
 
@@ -105,7 +105,7 @@ export function dispatchCall(dispatcher: Dispatcher, opts: Dispatcher.DispatchOp
   const call = new UpstreamCall(signal);
   if (signal.aborted) call.onError(abortError(signal.reason));
   else dispatcher.dispatch(opts, call as unknown as Dispatcher.DispatchHandler);
-  return call.response.then(decoded);
+  return call.response;
 }
 
 const DECODERS: Readonly<Record<string, () => Transform>> = {
