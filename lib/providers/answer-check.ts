@@ -8,8 +8,7 @@
 //   any content is a failed answer. A native Messages pass-through writes upstream frames through
 //   nearly as-is, and a translated stream writes the client's message_start as soon as it sees the
 //   upstream's: holding the bytes here, before sse-decode, keeps both from reaching the client.
-// - a JSON answer is read whole (bounded) and must decode before anything is answered. What it
-//   decoded to is kept for the provider-decode stage (`checkedAnswer`): the answer is parsed once.
+// - a JSON answer is read whole (bounded) and must decode before anything is answered.
 //
 // The check is thrown away once the answer is good: the chunks after it go on untouched (the hot
 // path pays nothing per chunk). A preamble past MAX_PREAMBLE bytes goes on unchecked.
@@ -80,7 +79,10 @@ class StreamCheck implements AnswerCheck {
 /** a whole body at once: no state between calls, so one decoder serves every answer */
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
-/** A JSON answer the check decoded: its text and its events, until provider-decode takes them. */
+/**
+ * A JSON answer the check decoded: its text and its events, kept until the provider-decode stage
+ * takes them (`checkedAnswer`), so that the answer is parsed once.
+ */
 interface Decoded {
   body: string;
   events: CanonicalEvent[];
