@@ -5,26 +5,28 @@ import type { RequestContext } from './context.js';
 import { errors } from './errors/index.js';
 import type { KeyRecord } from './store/types.js';
 
-function headerValues(raw: readonly string[], name: string): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < raw.length; i += 2) if (raw[i]!.toLowerCase() === name) out.push(raw[i + 1]!);
-  return out;
-}
-
 /** The presented key, from the raw header list (so duplicates are visible). */
 export function presentedKey(raw: readonly string[]): string {
-  const auth = headerValues(raw, 'authorization');
-  const xkey = headerValues(raw, 'x-api-key');
-  if (auth.length > 1 || xkey.length > 1) {
-    throw errors.authHeaderRepeated();
+  // one pass; only a name of the right length is lower-cased (most headers are neither)
+  let auth: string | undefined;
+  let xkey: string | undefined;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]!;
+    if (name.length === 13 && name.toLowerCase() === 'authorization') {
+      if (auth !== undefined) throw errors.authHeaderRepeated();
+      auth = raw[i + 1]!;
+    } else if (name.length === 9 && name.toLowerCase() === 'x-api-key') {
+      if (xkey !== undefined) throw errors.authHeaderRepeated();
+      xkey = raw[i + 1]!;
+    }
   }
   let bearer: string | undefined;
-  if (auth.length === 1) {
-    const m = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(auth[0]!);
+  if (auth !== undefined) {
+    const m = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(auth);
     if (!m) throw errors.authBearerMalformed();
     bearer = m[1];
   }
-  const api = xkey.length === 1 ? xkey[0]!.trim() : undefined;
+  const api = xkey !== undefined ? xkey.trim() : undefined;
   if (bearer !== undefined && api !== undefined && bearer !== api) {
     throw errors.authKeysDiffer();
   }

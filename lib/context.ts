@@ -9,6 +9,7 @@ import type { DialectName } from './chunks.js';
 import type { KeyRecord } from './store/types.js';
 import type { Services } from './services.js';
 import type { MessagesHeaderInfo } from './dialects/index.js';
+import type { AbortWatch } from './request-abort.js';
 
 export type EndpointName =
   | 'messages'
@@ -33,6 +34,11 @@ export interface RequestContext {
   /** the logger writes debug lines: the pipeline then times each stage */
   readonly logsDebug?: boolean;
   readonly signal: AbortSignal;
+  /**
+   * the same cancellation, cheaper to watch (lib/request-abort.ts): the server's contexts have it, and
+   * make `signal` only when something asks for it; read it through `abortWatch(ctx)`
+   */
+  readonly abortWatch?: AbortWatch;
   /** abort the request (client went away, shutdown): cancels the upstream call */
   readonly abort: (reason?: unknown) => void;
   readonly config: Config;

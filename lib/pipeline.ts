@@ -20,6 +20,7 @@ import { closesAfterRefusal, lingerOnClose } from './linger.js';
 import { watchBody } from './body-clock.js';
 import { errors } from './errors/index.js';
 import { StageTimings } from './stage-timings.js';
+import { abortWatch, type AbortWatch } from './request-abort.js';
 
 /**
  * A typed list of stage factories: `then` only accepts a stage whose input is the last output's
@@ -65,7 +66,7 @@ export function writeError(ctx: RequestContext, res: ServerResponse, error: Gate
  * and its body through `ctx.signal`, the request body through `body.fail`, a drain wait on 'close',
  * a hold within its event-loop turn), so no promise per step is spent on it.
  */
-async function drive<O extends string | Buffer>(chain: AsyncGenerator<O>, sink: ResponseSink, signal: AbortSignal): Promise<void> {
+async function drive<O extends string | Buffer>(chain: AsyncGenerator<O>, sink: ResponseSink, signal: AbortWatch): Promise<void> {
   if (signal.aborted) throw signal.reason;
   for (;;) {
     const r = await chain.next();
@@ -91,10 +92,7 @@ export async function runPipeline<O extends string | Buffer | ChainNote>(ctx: Re
   }
   const stages = timings === null ? built : built.map((s) => timings.wrap(s));
   let error: GatewayError | undefined;
-  let bodyEnded = false;
-  req.once('end', () => {
-    bodyEnded = true;
-  });
+  // the reader hears the body's end even after it stopped reading (`sourceEnded`)
   const body = new ChunkReader(req);
   // a body that comes too slowly fails the chain with 408 (the chain reads the whole body before it
   // calls a provider, so this never cuts a response)
@@ -103,24 +101,25 @@ export async function runPipeline<O extends string | Buffer | ChainNote>(ctx: Re
   const sink = new ResponseSink(ctx, res, ctx.config.pingIntervalMs, keepaliveFrames[ctx.dialect] ?? null);
   const fused = fuseStages<string | Buffer>(stages, ctx, sink.note)(body);
   // an abort (client gone, shutdown) ends a wait for more request body at once
-  const onAbort = (): void => body.fail(ctx.signal.reason);
-  ctx.signal.addEventListener('abort', onAbort, { once: true });
+  const signal = abortWatch(ctx);
+  const onAbort = (): void => body.fail(signal.reason);
+  signal.addEventListener('abort', onAbort, { once: true });
   try {
-    await drive(fused, sink, ctx.signal);
+    await drive(fused, sink, signal);
   } catch (err) {
     sink.stopTimer();
     body.fail(err);
     fused.return(undefined).catch(() => undefined); // runs the stages' generators' finally blocks once they yield
-    error = GatewayError.is(err) ? err : GatewayError.from(ctx.signal.aborted ? (ctx.signal.reason ?? err) : err);
+    error = GatewayError.is(err) ? err : GatewayError.from(signal.aborted ? (signal.reason ?? err) : err);
     if (error.code === 'GW_ERR_INTERNAL') ctx.log.error({ err: (err as Error)?.stack ?? String(err) }, 'unexpected error in the pipeline');
     error.providerWork = sink.providerWork;
   }
-  ctx.signal.removeEventListener('abort', onAbort);
+  signal.removeEventListener('abort', onAbort);
   stopClock();
   let outcome: Outcome = sink.outcome();
   if (error) {
     if (!sink.sent) {
-      outcome = writeError(ctx, res, error, !bodyEnded && !req.complete, sink.headers, sink.requestId());
+      outcome = writeError(ctx, res, error, !body.sourceEnded && !req.complete, sink.headers, sink.requestId());
     } else {
       outcome = { status: outcome.status, errorCode: error.code };
       // the encoder (the last stage that knows the client's framing) writes the in-band terminal frames

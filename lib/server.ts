@@ -18,6 +18,7 @@ import { bodyBudget } from './body-budget.js';
 import { clientErrorListener } from './client-error.js';
 import { lingerOnClose } from './linger.js';
 import { hostError, requestTarget } from './request-target.js';
+import { ServerContext } from './server-context.js';
 
 /**
  * What a request runs against: one configuration and what was built from it. A reload swaps in a
@@ -76,23 +77,13 @@ function runHooks(endpoint: Endpoint, head: RequestHead): { learned: Learned; er
 }
 
 function buildContext(req: IncomingMessage, endpoint: Endpoint, head: RequestHead, learned: Learned, startedAt: number, root: Logger): RequestContext {
-  const { config, services } = head;
   const reqId = newRequestId();
   const dialect = endpoint.dialect(req);
-  const controller = new AbortController();
-  let log: Logger | null = null;
-  const ctx: RequestContext = {
+  return new ServerContext({
     reqId,
-    // the child logger (its bindings serialised and redacted) is built only when something logs
-    get log() {
-      return (log ??= root.child({ reqId, endpoint: endpoint.name }));
-    },
-    logsInfo: root.isLevelEnabled('info'),
-    logsDebug: root.isLevelEnabled('debug'),
-    signal: controller.signal,
-    abort: (reason?: unknown) => controller.abort(reason),
-    config,
-    services,
+    root,
+    config: head.config,
+    services: head.services,
     endpoint: endpoint.name,
     dialect,
     method: head.method,
@@ -104,8 +95,7 @@ function buildContext(req: IncomingMessage, endpoint: Endpoint, head: RequestHea
     key: learned.key,
     anthropic: learned.anthropic,
     responseHeaders: { [dialects[dialect].requestId.header]: reqId },
-  };
-  return ctx;
+  });
 }
 
 export function createGateway(initial: ServingState, log: Logger): Gateway {
@@ -145,7 +135,8 @@ export function createGateway(initial: ServingState, log: Logger): Gateway {
       inflight.delete(ctx);
       release(state);
     };
-    res.once('close', () => {
+    // 'close' and 'finish' come once per response: plain listeners (no once wrapper per request)
+    res.on('close', () => {
       if (!res.writableFinished) ctx.abort(errors.clientClosed());
       ended();
     });
@@ -153,7 +144,7 @@ export function createGateway(initial: ServingState, log: Logger): Gateway {
     // never read to its end, only dropped for a short while (lib/linger.ts)
     const limits = state.config.connections;
     lingerOnClose(req.socket, limits.refusedBodyDrainMs, () => !req.complete);
-    res.once('finish', () => {
+    res.on('finish', () => {
       if (!req.complete) drainBriefly(req, limits.refusedBodyDrainMs);
     });
     let ranChain = false;

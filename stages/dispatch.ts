@@ -16,6 +16,7 @@ import { failover, type FailoverCall } from '../lib/providers/failover-loop.js';
 import { answerCheck } from '../lib/providers/answer-check.js';
 import { encodeUpstreamRequest, canEncode, type EncodedCall } from '../lib/dialects/index.js';
 import type { HeadersNote, UpstreamNote } from '../lib/notes.js';
+import type { ProviderHandle } from '../lib/providers/pool.js';
 import type { Stage, StageFactory } from '../lib/stage.js';
 
 /** Every deployment failed: the error the client sees (the last one's own error when it answered). */
@@ -33,6 +34,33 @@ function exhausted(routed: RoutedRequest, failures: readonly Failure[]): Gateway
   return errors.deploymentsFailed(routed.modelId, details, undefined);
 }
 
+/** The request headers of a call that adds none of its own, per provider: [JSON answer, stream]. */
+const plainHeaders = new WeakMap<ProviderHandle, readonly [Readonly<Record<string, string>>, Readonly<Record<string, string>>]>();
+
+function hasNone(headers: Readonly<Record<string, string>>): boolean {
+  for (const _ in headers) return false;
+  return true;
+}
+
+/**
+ * What goes upstream with the body: the content type, what answer is accepted, the call's own
+ * headers, the provider's auth. A native Chat or Responses call adds none of its own, so its headers
+ * depend on the provider alone: built once per provider handle (a reload makes new handles), not
+ * per request. undici only reads them.
+ */
+function requestHeaders(call: EncodedCall, handle: ProviderHandle): Readonly<Record<string, string>> {
+  const build = (stream: boolean): Record<string, string> => ({
+    'content-type': 'application/json',
+    accept: stream ? 'text/event-stream' : 'application/json',
+    ...call.headers,
+    ...handle.auth,
+  });
+  if (!hasNone(call.headers)) return build(call.stream);
+  let both = plainHeaders.get(handle);
+  if (both === undefined) plainHeaders.set(handle, (both = [Object.freeze(build(false)), Object.freeze(build(true))]));
+  return both[call.stream ? 1 : 0];
+}
+
 /** What dispatch outputs: first which upstream answered (and the id headers it shows), then its bytes. */
 export type DispatchOutput = Buffer | UpstreamNote | HeadersNote;
 
@@ -45,12 +73,7 @@ function textCall(routed: RoutedRequest): FailoverCall<never> {
       if (!canEncode(routed.request.source, deployment.api)) return undefined;
       const upstreamCall = encodeUpstreamRequest(routed, deployment);
       sent = upstreamCall;
-      const headers: Record<string, string> = {
-        'content-type': 'application/json',
-        accept: upstreamCall.stream ? 'text/event-stream' : 'application/json',
-        ...upstreamCall.headers,
-        ...handle.auth,
-      };
+      const headers = requestHeaders(upstreamCall, handle);
       return (signal) => pool.open(handle, handle.transport.path(deployment.api), { headers, body: upstreamCall.body, signal });
     },
     streams(res) {

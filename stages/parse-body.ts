@@ -5,7 +5,8 @@
 import type { RawBody } from '../lib/chunks.js';
 import type { GatewayError } from '../lib/errors.js';
 import { errors } from '../lib/errors/index.js';
-import { JsonSyntaxError, parseStrict } from '../lib/json/strict-parse.js';
+import { parseCheckedBody } from '../lib/json/checked-parse.js';
+import { JsonSyntaxError } from '../lib/json/strict-parse.js';
 import type { Stage, StageFactory } from '../lib/stage.js';
 import { bodyBudget, type BodyBudget } from '../lib/body-budget.js';
 
@@ -24,7 +25,7 @@ export function parseJsonBody(bytes: Buffer): RawBody {
   }
   try {
     const members = new Map<string, [number, number]>();
-    const value = parseStrict(bytes, { topLevel: members });
+    const value = parseCheckedBody(bytes, members); // parseStrict's value, ranges and errors, faster
     return { value, bytes: bytes.length, raw: { bytes, members } };
   } catch (err) {
     if (err instanceof JsonSyntaxError) {

@@ -1,11 +1,14 @@
 // UpstreamMessage → CanonicalEvent with the upstream dialect's decoder (the registry, lib/dialects/index.ts).
 // The dialect is resolved once, on the first message: by default from the provider that answered
-// (dispatch's `upstream` note), or from the `dialect` option (offline replay, tests).
+// (dispatch's `upstream` note), or from the `dialect` option (offline replay, tests). A JSON answer
+// was decoded already by dispatch's answer check, by the same decoder: its events are taken from
+// there (lib/providers/answer-check.ts `checkedAnswer`), not parsed a second time.
 import type { CanonicalEvent, DialectName, UpstreamMessage } from '../lib/chunks.js';
 import type { RequestContext } from '../lib/context.js';
 import { upstreamDecoders, upstreamDialect, type UpstreamDecoder } from '../lib/dialects/index.js';
 import { errors } from '../lib/errors/index.js';
 import type { Upstream } from '../lib/notes.js';
+import { checkedAnswer } from '../lib/providers/answer-check.js';
 import type { Stage } from '../lib/stage.js';
 
 export interface ProviderDecodeOptions {
@@ -32,7 +35,9 @@ export function providerDecode(opts: ProviderDecodeOptions = {}): Stage<Upstream
     },
     step(msg, ctx) {
       decoder ??= resolve(ctx);
-      return msg.kind === 'sse' ? decoder.sse(msg) : decoder.json(msg.body);
+      if (msg.kind === 'sse') return decoder.sse(msg);
+      const checked = upstream !== null && opts.dialect === undefined ? checkedAnswer(upstream, msg.body) : undefined;
+      return checked ?? decoder.json(msg.body);
     },
     flush() {
       return decoder?.end?.();

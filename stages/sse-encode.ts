@@ -4,6 +4,8 @@
 // usage, the request id the client sees). `keepalive` is then that dialect's keep-alive frame;
 // `fail` gives the terminal in-band error frame.
 import type { CanonicalEvent, DialectName } from '../lib/chunks.js';
+import type { GatewayError } from '../lib/errors.js';
+import type { ChainNote } from '../lib/notes.js';
 import type { RequestContext } from '../lib/context.js';
 import { sseEncoders, type SseEncoder } from '../lib/dialects/index.js';
 import { EncoderState, type EncoderInput } from '../lib/encoder-input.js';
@@ -30,34 +32,49 @@ export function encoderState(ctx: RequestContext): EncoderState {
   return new EncoderState(ctx.reqId, (ctx.services as RequestContext['services'] | undefined)?.catalog, null, createSealer(config?.webSearch?.sealKey));
 }
 
-export function sseEncode(opts: SseEncodeOptions = {}, shared?: EncoderState): SseEncodeStage {
-  let encoder: SseEncoder | undefined;
-  let input: EncoderState | undefined = shared;
+/**
+ * A class, not an object literal: a literal with a getter (`keepalive`) is made in V8's dictionary
+ * mode, and this stage's `step` is looked up for every event of a stream.
+ */
+class SseEncodeStep implements SseEncodeStage {
+  readonly name = 'sse-encode';
+  private encoder: SseEncoder | undefined = undefined;
 
-  function build(ctx: RequestContext): SseEncoder {
+  constructor(
+    private readonly opts: SseEncodeOptions,
+    private readonly shared: EncoderState | undefined,
+    private input: EncoderState | undefined = shared,
+  ) {}
+
+  get keepalive(): string | null {
+    return this.encoder?.keepalive ?? null;
+  }
+
+  private build(ctx: RequestContext): SseEncoder {
+    const opts = this.opts;
     const dialect = opts.dialect ?? ctx.dialect;
     const factory = sseEncoders[dialect];
     if (factory === undefined) throw errors.noSseEncoder(dialect);
-    const known = (input ??= encoderState(ctx));
+    const known = (this.input ??= encoderState(ctx));
     const m = opts.clientModel;
     const clientModel = typeof m === 'function' ? m(known) : (m ?? known.routed?.request.model ?? undefined);
     return factory({ clientModel, requestId: known.requestId, input: known });
   }
 
-  return {
-    name: 'sse-encode',
-    get keepalive() {
-      return encoder?.keepalive ?? null;
-    },
-    note(n, ctx) {
-      if (shared === undefined) (input ??= encoderState(ctx)).note(n);
-    },
-    step(ev, ctx) {
-      const text = (encoder ??= build(ctx)).encode(ev);
-      return text === '' ? undefined : [text];
-    },
-    fail(err, ctx) {
-      return [(encoder ??= build(ctx)).fail(err)];
-    },
-  };
+  note(n: ChainNote, ctx: RequestContext): void {
+    if (this.shared === undefined) (this.input ??= encoderState(ctx)).note(n);
+  }
+
+  step(ev: CanonicalEvent, ctx: RequestContext): string[] | undefined {
+    const text = (this.encoder ??= this.build(ctx)).encode(ev);
+    return text === '' ? undefined : [text];
+  }
+
+  fail(err: GatewayError, ctx: RequestContext): string[] {
+    return [(this.encoder ??= this.build(ctx)).fail(err)];
+  }
+}
+
+export function sseEncode(opts: SseEncodeOptions = {}, shared?: EncoderState): SseEncodeStage {
+  return new SseEncodeStep(opts, shared);
 }

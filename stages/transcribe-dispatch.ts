@@ -98,10 +98,11 @@ function transcriptionCall(job: TranscriptionJob, ctx: RequestContext): Failover
     prepare(deployment, handle, pool) {
       const multipart = multipartBody(upstreamFields(job.fields, deployment.upstreamModel), file);
       const headers = { 'content-type': multipart.contentType, 'content-length': String(multipart.length), accept: 'application/json', ...handle.auth };
-      return async (signal): Promise<UpstreamResponse> => {
+      // undici's request() takes a real AbortSignal: the request's own (the failover loop watches a cheaper one)
+      return async (): Promise<UpstreamResponse> => {
         const upload: Readable = multipart.open();
         try {
-          const res = await pool.send(handle, handle.transport.path('transcriptions'), { headers, body: upload, signal });
+          const res = await pool.send(handle, handle.transport.path('transcriptions'), { headers, body: upload, signal: ctx.signal });
           return { statusCode: res.statusCode, headers: res.headers, body: bodyThenClose(res.body, upload) };
         } catch (err) {
           upload.destroy();

@@ -13,6 +13,7 @@
 // Anything that fails a check, or that JSON.parse refuses, is parsed again by parseStrict, which
 // returns the same value or throws the exact JsonSyntaxError with path and byte offset.
 import type { JsonValue } from '../chunks.js';
+import { memberSpans } from './member-spans.js';
 import { DEFAULT_MAX_DEPTH, parseStrict } from './strict-parse.js';
 
 /** Parse `text` exactly as `parseStrict(text)` would (same value, same errors), faster when it is valid. */
@@ -26,6 +27,30 @@ export function parseChecked(text: string, maxDepth: number = DEFAULT_MAX_DEPTH)
   const members = countMembers(value, 0, maxDepth);
   if (members >= 0 && members === keyTokens(text)) return value;
   return parseStrict(text, { maxDepth });
+}
+
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * A client's request body: `parseStrict(bytes, { topLevel: members })` exactly (the same value, the
+ * same top-level member ranges, the same errors), faster when it is valid: the text is parsed by
+ * `parseChecked` and the ranges found by one scan of it (member-spans.ts). A byte order mark and
+ * invalid UTF-8 go to the strict parser, which throws the exact error.
+ */
+export function parseCheckedBody(bytes: Uint8Array, members: Map<string, [number, number]>): JsonValue {
+  if (bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) return parseStrict(bytes, { topLevel: members });
+  let text: string;
+  try {
+    text = UTF8.decode(bytes);
+  } catch {
+    return parseStrict(bytes, { topLevel: members });
+  }
+  const value = parseChecked(text);
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
+  const spans = memberSpans(text);
+  if (spans === null) return parseStrict(text, { topLevel: members }); // never expected: the strict parser's ranges
+  for (const [key, span] of spans.members) members.set(key, [span[1], span[2]]);
+  return value;
 }
 
 /** Colons that follow an unescaped `"` (and JSON whitespace): every key's, plus rare overcounts. */

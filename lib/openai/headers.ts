@@ -7,7 +7,8 @@ import { errors } from '../errors/index.js';
 export function requireJsonContentType(rawHeaders: readonly string[]): void {
   let value: string | undefined;
   for (let i = 0; i < rawHeaders.length; i += 2) {
-    if (rawHeaders[i]!.toLowerCase() !== 'content-type') continue;
+    const name = rawHeaders[i]!;
+    if (name.length !== 12 || name.toLowerCase() !== 'content-type') continue; // only a name of its length is lower-cased
     if (value !== undefined) throw errors.contentTypeRepeated();
     value = rawHeaders[i + 1]!;
   }

@@ -126,11 +126,37 @@ class StreamCheck implements AnswerCheck {
 /** a whole body at once: no state between calls, so one decoder serves every answer */
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
+/**
+ * A JSON answer the check decoded: its text and its events, kept until the provider-decode stage
+ * takes them (`checkedAnswer`), so that the answer is parsed once.
+ */
+interface Decoded {
+  body: string;
+  events: CanonicalEvent[];
+}
+
+/** keyed by the `upstream` note of the answer (one object per answer, dropped with it) */
+const decodedAnswers = new WeakMap<Upstream, Decoded>();
+
+/**
+ * The events the check decoded the JSON answer of `upstream` to, when `body` is that answer's text
+ * (taken once: a decoder's events are handed on once); undefined otherwise (the caller decodes).
+ */
+export function checkedAnswer(upstream: Upstream, body: string): CanonicalEvent[] | undefined {
+  const decoded = decodedAnswers.get(upstream);
+  if (decoded === undefined) return undefined;
+  decodedAnswers.delete(upstream);
+  return decoded.body === body ? decoded.events : undefined;
+}
+
 class JsonCheck implements AnswerCheck {
   private readonly chunks: Buffer[] = [];
   private size = 0;
 
-  constructor(private readonly decoder: UpstreamDecoder) {}
+  constructor(
+    private readonly decoder: UpstreamDecoder,
+    private readonly upstream: Upstream,
+  ) {}
 
   feed(chunk: Buffer): boolean {
     this.size += chunk.length;
@@ -146,7 +172,9 @@ class JsonCheck implements AnswerCheck {
     } catch (err) {
       throw errors.integrity('the response body is not valid UTF-8', err);
     }
-    contentIn(this.decoder.json(body));
+    const events = this.decoder.json(body);
+    contentIn(events);
+    decodedAnswers.set(this.upstream, { body, events });
   }
 }
 
@@ -155,7 +183,7 @@ export function answerCheck(upstream: Upstream): AnswerCheck | undefined {
   const dialect = upstreamDialect(upstream);
   const factory = dialect === undefined ? undefined : upstreamDecoders[dialect];
   if (factory === undefined) return undefined;
-  return upstream.stream ? new StreamCheck(factory()) : new JsonCheck(factory());
+  return upstream.stream ? new StreamCheck(factory()) : new JsonCheck(factory(), upstream);
 }
 
 /**

@@ -18,6 +18,7 @@ import { GatewayError } from '../errors.js';
 import { errors } from '../errors/index.js';
 import type { HeadersNote, Upstream, UpstreamNote } from '../notes.js';
 import type { UpstreamTiming } from '../request-log.js';
+import { abortWatch, type AbortWatch } from '../request-abort.js';
 import { holdBack, type AnswerCheck } from './answer-check.js';
 import { errorCode, finalUpstreamError, header, isRetryableStatus, transportFailure, upstreamError, type Failure } from './failover.js';
 import type { ProviderHandle, ProviderPool } from './pool.js';
@@ -33,7 +34,7 @@ export class TryNext extends Error {
 }
 
 /** One attempt, ready to go: send it (the request is encoded for its deployment). */
-export type Send = (signal: AbortSignal) => Promise<UpstreamResponse>;
+export type Send = (signal: AbortWatch) => Promise<UpstreamResponse>;
 
 export interface FailoverCall<O> {
   /** the request for one deployment; undefined when this deployment cannot serve it (skipped) */
@@ -78,12 +79,12 @@ async function readLimited(body: AsyncIterable<Buffer>): Promise<string> {
 }
 
 function aborted(ctx: RequestContext, err: unknown): GatewayError {
-  return GatewayError.from(ctx.signal.reason ?? err);
+  return GatewayError.from(abortWatch(ctx).reason ?? err);
 }
 
 /** A streamed body that failed: lost before any chunk went on (`TryNext`), idle, or cut mid-response. */
 function bodyFailure(ctx: RequestContext, deployment: Deployment, err: unknown, handedOn: boolean): unknown {
-  if (ctx.signal.aborted) return aborted(ctx, err);
+  if (abortWatch(ctx).aborted) return aborted(ctx, err);
   const code = errorCode(err);
   if (code === 'UND_ERR_BODY_TIMEOUT') return errors.streamIdle(deployment.providerId);
   if (!handedOn) return new TryNext(err);
@@ -129,9 +130,9 @@ export async function* failover<O>(ctx: RequestContext, routed: RoutedRequest, c
     let res: UpstreamResponse;
     const sentAt = Date.now();
     try {
-      res = await send(ctx.signal);
+      res = await send(abortWatch(ctx));
     } catch (err) {
-      if (ctx.signal.aborted) throw aborted(ctx, err);
+      if (abortWatch(ctx).aborted) throw aborted(ctx, err);
       failed(transportFailure(err, deployment, whole));
       ctx.log.warn({ provider: deployment.providerId, err: errorCode(err) }, 'upstream call failed; trying the next deployment');
       continue;
@@ -143,7 +144,7 @@ export async function* failover<O>(ctx: RequestContext, routed: RoutedRequest, c
       try {
         text = await readLimited(res.body);
       } catch (err) {
-        if (ctx.signal.aborted) throw aborted(ctx, err);
+        if (abortWatch(ctx).aborted) throw aborted(ctx, err);
         failed(transportFailure(err, deployment, whole));
         ctx.log.warn({ provider: deployment.providerId, err: errorCode(err) }, 'upstream answer failed; trying the next deployment');
         continue;
@@ -184,7 +185,7 @@ export async function* failover<O>(ctx: RequestContext, routed: RoutedRequest, c
       try {
         outputs = await call.answer(res, answered);
       } catch (err) {
-        if (ctx.signal.aborted) throw aborted(ctx, err);
+        if (abortWatch(ctx).aborted) throw aborted(ctx, err);
         if (!(err instanceof TryNext)) throw err;
         lost = err;
       } finally {
@@ -207,7 +208,7 @@ export async function* failover<O>(ctx: RequestContext, routed: RoutedRequest, c
         held = await holdBack(res.body, check);
       } catch (err) {
         timing.endedAt = Date.now();
-        if (ctx.signal.aborted) throw aborted(ctx, err);
+        if (abortWatch(ctx).aborted) throw aborted(ctx, err);
         const failure = answerFailure(err, deployment);
         if (failure === null) {
           // an in-band error that is not failed over (a 4xx): final, as the same error answer would be

@@ -3,6 +3,7 @@ import { Agent, request, type Dispatcher } from 'undici';
 import type { Config, ProviderConfig } from '../config.js';
 import { TRANSPORTS, type Transport } from './transport.js';
 import { dispatchCall, type UpstreamResponse } from './upstream-call.js';
+import type { AbortWatch } from '../request-abort.js';
 
 export interface ProviderHandle {
   config: ProviderConfig;
@@ -68,7 +69,7 @@ export class ProviderPool {
   }
 
   /** One call, without undici's Readable body (see upstream-call.ts): the hot path of dispatch. */
-  open(handle: ProviderHandle, path: string, opts: { headers: Record<string, string>; body: string | Buffer; signal: AbortSignal }): Promise<UpstreamResponse> {
+  open(handle: ProviderHandle, path: string, opts: { headers: Record<string, string>; body: string | Buffer; signal: AbortWatch }): Promise<UpstreamResponse> {
     return dispatchCall(
       this.agent,
       {

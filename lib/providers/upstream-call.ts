@@ -10,6 +10,7 @@ import { pipeline } from 'node:stream/promises';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import { util, type Dispatcher } from 'undici';
 import { ChunkQueue } from '../chunk-queue.js';
+import type { AbortWatch } from '../request-abort.js';
 
 export interface UpstreamResponse {
   statusCode: number;
@@ -34,7 +35,7 @@ export class UpstreamCall extends ChunkQueue {
   private abortCall: ((err?: Error) => void) | null = null;
   private resumeCall: (() => void) | null = null;
 
-  constructor(private readonly signal: AbortSignal) {
+  constructor(private readonly signal: AbortWatch) {
     super();
     this.response = new Promise((resolve, reject) => {
       this.settleHead = { resolve, reject };
@@ -73,7 +74,7 @@ export class UpstreamCall extends ChunkQueue {
     this.resumeCall = resume;
     const head = this.settleHead;
     this.settleHead = null;
-    head?.resolve({ statusCode, headers: util.parseHeaders(rawHeaders) as IncomingHttpHeaders, body: this });
+    head?.resolve(decoded({ statusCode, headers: util.parseHeaders(rawHeaders) as IncomingHttpHeaders, body: this }));
     return true;
   }
 
@@ -100,11 +101,11 @@ export class UpstreamCall extends ChunkQueue {
 }
 
 /** Start a call on `dispatcher`; resolves with the response head (the body is read from it). */
-export function dispatchCall(dispatcher: Dispatcher, opts: Dispatcher.DispatchOptions, signal: AbortSignal): Promise<UpstreamResponse> {
+export function dispatchCall(dispatcher: Dispatcher, opts: Dispatcher.DispatchOptions, signal: AbortWatch): Promise<UpstreamResponse> {
   const call = new UpstreamCall(signal);
   if (signal.aborted) call.onError(abortError(signal.reason));
   else dispatcher.dispatch(opts, call as unknown as Dispatcher.DispatchHandler);
-  return call.response.then(decoded);
+  return call.response;
 }
 
 const DECODERS: Readonly<Record<string, () => Transform>> = {

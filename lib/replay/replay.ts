@@ -112,10 +112,14 @@ function encoderFor(opts: ReplayOptions, to: ReplayDialect, input: EncoderState)
   return factory(input, { clientModel: opts.clientModel });
 }
 
-/** Takes the `through` mark off every native frame: the encoder then re-encodes each event. */
+/**
+ * Takes the `through` mark off every native frame, and gives each event a copy of its own: the
+ * encoder then re-encodes each event (a whole answer goes through only when every event came from
+ * its one frame: lib/dialects/openai-chat/through-json.ts).
+ */
 const reencodeAll: Stage<CanonicalEvent, CanonicalEvent> = {
   name: 'reencode',
-  step: (ev) => [ev.native?.through === undefined ? ev : { ...ev, native: { ...ev.native, through: undefined } }],
+  step: (ev) => [ev.native === undefined ? ev : { ...ev, native: { ...ev.native, through: undefined } }],
 };
 
 /** Run `fn` with Date.now() fixed: the encoders read the clock once per answer. */

@@ -42,11 +42,23 @@ export function processSealKey(): string {
   return randomKey().toString('hex');
 }
 
-/** The sealer of a configuration: `sealKey` (any length; HKDF-SHA-256 makes the AES key) or the process's random key. */
+/** the sealers made so far, by seal key ('' for the process's random key): a sealer holds no state */
+const sealers = new Map<string, Sealer>();
+
+/**
+ * The sealer of a configuration: `sealKey` (any length; HKDF-SHA-256 makes the AES key) or the
+ * process's random key. Every request's encoder asks for one: it is made once per key (the key
+ * derivation is not repeated per request) and shared.
+ */
 export function createSealer(sealKey: string | undefined): Sealer {
-  const key = sealKey !== undefined && sealKey !== ''
-    ? Buffer.from(hkdfSync('sha256', sealKey, 'model-gateway', 'web-search seal v1', 32))
-    : randomKey();
+  const id = sealKey ?? '';
+  let sealer = sealers.get(id);
+  if (sealer === undefined) sealers.set(id, (sealer = newSealer(id)));
+  return sealer;
+}
+
+function newSealer(sealKey: string): Sealer {
+  const key = sealKey !== '' ? Buffer.from(hkdfSync('sha256', sealKey, 'model-gateway', 'web-search seal v1', 32)) : randomKey();
   return {
     seal(kind, payload) {
       const iv = randomBytes(IV_BYTES);

@@ -5,13 +5,16 @@
 // (one entry per thinking / redacted thinking block, with its signature), `finish_reason`, `usage`
 // with the billed cost, and the `gateway` object. Canonical fields only, so any upstream works. An
 // upstream `error` event is thrown: nothing was written yet, the server answers with the error.
-import type { CanonicalEvent, CanonicalEventType, JsonObject, StopReason, Usage } from '../../chunks.js';
+// A plain answer of a Chat upstream (every event from its one `chat.completion`) is written as the
+// upstream's text with only the gateway's members changed instead (through-json.ts).
+import type { CanonicalEvent, CanonicalEventType, JsonObject, NativeFrame, StopReason, Usage } from '../../chunks.js';
 import { emptyUsage } from '../../chunks.js';
 import type { EncoderInput } from '../../encoder-input.js';
 import type { Stage } from '../../stage.js';
 import type { JsonEncodeOptions } from '../dialect.js';
 import { redactedDetail, thinkingDetail, type ReasoningDetail } from '../../translate/reasoning-details.js';
 import { chatGateway, chatUsage, excludeReasoning, finishReason, mergeUsage, servedModel, toolArguments } from './client.js';
+import { throughCompletion } from './through-json.js';
 import { integrityError } from './wire.js';
 
 interface ToolCall {
@@ -41,6 +44,15 @@ class Completion {
   readonly blocks: (Block | undefined)[] = [];
   stop: StopReason | null = null;
   readonly seen: Usage = emptyUsage();
+  /** the upstream `chat.completion` every event came from; null once one came from elsewhere */
+  from: NativeFrame | null | undefined = undefined;
+}
+
+/** The Chat answer every event so far came from (one frame: the upstream's whole answer), or null. */
+function sameAnswer(from: NativeFrame | null | undefined, ev: CanonicalEvent): NativeFrame | null {
+  const native = ev.native;
+  if (from === undefined) return native !== undefined && native.dialect === 'openai-chat' && native.event === 'chat.completion' ? native : null;
+  return from === native ? from : null;
 }
 
 type Apply<T extends CanonicalEventType> = (c: Completion, ev: Extract<CanonicalEvent, { type: T }>) => void;
@@ -138,20 +150,27 @@ export function chatJsonEncode(input: EncoderInput, opts: JsonEncodeOptions = {}
   return {
     name: 'openai-chat-json-encode',
     step(ev) {
+      if (c.from !== null) c.from = sameAnswer(c.from, ev);
       (APPLY[ev.type] as (c: Completion, ev: CanonicalEvent) => void)(c, ev);
       return undefined;
     },
     flush() {
       if (!c.started) throw integrityError('the response has no message');
       if (!c.done) throw integrityError('the response ended before message_stop');
+      const model = servedModel(input, c.model);
+      const usage = chatUsage(input, c.seen);
+      const gateway = opts.gatewayInfo?.(input) ?? chatGateway(input);
+      const created = Math.floor(Date.now() / 1000);
+      const through = c.from == null ? null : throughCompletion(c.from, c.stop, { created, model, usage, gateway });
+      if (through !== null) return [through];
       const out = {
         id: c.id,
         object: 'chat.completion',
-        created: Math.floor(Date.now() / 1000),
-        model: servedModel(input, c.model),
+        created,
+        model,
         choices: [{ index: 0, message: message(c, excludeReasoning(input)), logprobs: null, finish_reason: finishReason(c.stop) }],
-        usage: chatUsage(input, c.seen),
-        gateway: opts.gatewayInfo?.(input) ?? chatGateway(input),
+        usage,
+        gateway,
       };
       return [JSON.stringify(out)];
     },

@@ -1,0 +1,105 @@
+// A non-streaming Chat answer from a Chat upstream, written to the Chat client as the upstream's text
+// (the native path, as through.ts is for streams) instead of being re-encoded from its canonical
+// events by encode-json.ts: the answer's content is not escaped and serialised a second time (on a
+// 20 KB answer, ~3 µs instead of ~20 µs). It goes through when what the re-encoder would write says
+// the same thing: a plain text answer, i.e.
+// - `object: "chat.completion"`, no member named `gateway` (the gateway's own);
+// - its one choice has index 0, only keys the re-encoder knows (`logprobs` only null: the gateway
+//   never asks for them; Azure's `content_filter_results` pass as they are) and the finish_reason
+//   the re-encoder would write;
+// - its message is `role: "assistant"` with a string `content` and, besides, only a null `refusal`,
+//   empty `annotations` and null `tool_calls` (a refusal becomes content, reasoning becomes
+//   `reasoning` + `reasoning_details`, tool calls get checked arguments: all of those are re-encoded).
+// Then the client gets every member the re-encoder writes, with its value: what the gateway owns is
+// spliced into the text as whole members (`"key":value`): `created` (the gateway's clock), `model`
+// (the model the client is served as, decisions §2), `usage` (the validated tokens and the cost
+// settle charges) and the `gateway` object, added last; the re-encoder's null members the upstream
+// left out (`logprobs`; `refusal`, `tool_calls`, `reasoning`, `reasoning_details`) are added. The
+// rest is the upstream's: its member order and spacing, and the members the re-encoder never wrote
+// (`service_tier`, `system_fingerprint`, `annotations: []`, Azure's filter results).
+import type { JsonObject, JsonValue, NativeFrame, StopReason } from '../../chunks.js';
+import { memberSpans, type MemberSpans } from '../../json/member-spans.js';
+import { finishReason } from './client.js';
+import { isObject } from './wire.js';
+
+const CHOICE_KEYS: ReadonlySet<string> = new Set(['index', 'message', 'finish_reason', 'logprobs', 'content_filter_results']);
+const MESSAGE_KEYS: ReadonlySet<string> = new Set(['role', 'content', 'refusal', 'annotations', 'tool_calls']);
+/** where the message lies: choices[0].message */
+const PATH = ['choices', 'message'] as const;
+/** the null members of the re-encoder's message, in its order */
+const MESSAGE_NULLS = ['refusal', 'tool_calls', 'reasoning', 'reasoning_details'] as const;
+
+/** What the gateway writes in place of the upstream's. */
+export interface CompletionChanges {
+  /** Unix seconds */
+  created: number;
+  model: string;
+  usage: JsonObject;
+  gateway: JsonObject;
+}
+
+interface Edit {
+  start: number;
+  end: number;
+  text: string;
+}
+
+const nullish = (v: JsonValue | undefined): boolean => v === undefined || v === null;
+
+function knownKeys(o: JsonObject, keys: ReadonlySet<string>): boolean {
+  for (const k in o) if (!keys.has(k)) return false;
+  return true;
+}
+
+/** The answer's shape says the same as the re-encoder's `chat.completion` for stop reason `stop`. */
+function plainCompletion(completion: JsonObject, stop: StopReason | null): boolean {
+  if (completion.object !== 'chat.completion' || Object.hasOwn(completion, 'gateway')) return false;
+  const choices = completion.choices;
+  if (!Array.isArray(choices) || choices.length !== 1) return false;
+  const choice = choices[0]!;
+  if (!isObject(choice) || !knownKeys(choice, CHOICE_KEYS) || choice.index !== 0 || !nullish(choice.logprobs)) return false;
+  if (choice.finish_reason !== finishReason(stop)) return false;
+  const message = choice.message;
+  if (!isObject(message) || !knownKeys(message, MESSAGE_KEYS)) return false;
+  if (message.role !== 'assistant' || typeof message.content !== 'string') return false;
+  if (!nullish(message.refusal) || !nullish(message.tool_calls)) return false;
+  const annotations = message.annotations;
+  return annotations === undefined || (Array.isArray(annotations) && annotations.length === 0);
+}
+
+/** `"key":value` in place of the member `key` of `obj`, or added before its end. */
+function setMember(edits: Edit[], obj: MemberSpans, key: string, json: string): void {
+  const span = obj.members.get(key);
+  const member = `"${key}":${json}`; // the keys here are plain ASCII
+  if (span === undefined) edits.push({ start: obj.close, end: obj.close, text: `,${member}` });
+  else edits.push({ start: span[0], end: span[2], text: member });
+}
+
+/** The upstream's answer `native` with the gateway's changes, when it may go through; null to re-encode. */
+export function throughCompletion(native: NativeFrame, stop: StopReason | null, changes: CompletionChanges): string | null {
+  const completion = native.parsed;
+  if (!plainCompletion(completion, stop)) return null;
+  const text = native.data;
+  const top = memberSpans(text, 0, PATH);
+  const choice = top?.inner;
+  const message = choice?.inner;
+  if (top == null || choice === undefined || message === undefined) return null;
+  const edits: Edit[] = [];
+  setMember(edits, top, 'created', String(changes.created));
+  setMember(edits, top, 'model', JSON.stringify(changes.model));
+  setMember(edits, top, 'usage', JSON.stringify(changes.usage));
+  edits.push({ start: top.close, end: top.close, text: `,"gateway":${JSON.stringify(changes.gateway)}` });
+  if (!choice.members.has('logprobs')) edits.push({ start: choice.close, end: choice.close, text: ',"logprobs":null' });
+  let nulls = '';
+  for (const key of MESSAGE_NULLS) if (!message.members.has(key)) nulls += `,"${key}":null`;
+  if (nulls !== '') edits.push({ start: message.close, end: message.close, text: nulls });
+  // insertions at one place keep the order they were pushed in (a stable sort)
+  edits.sort((a, b) => a.start - b.start);
+  let out = '';
+  let at = text.indexOf('{');
+  for (const e of edits) {
+    out += text.slice(at, e.start) + e.text;
+    at = e.end;
+  }
+  return `${out}}`;
+}
