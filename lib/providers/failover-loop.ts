@@ -235,9 +235,12 @@ export async function* failover<O>(ctx: RequestContext, routed: RoutedRequest, c
     }
     let handedOn = false;
     if (held !== null) {
+      // the generator lives as long as the stream: it does not keep the first chunk after handing it on
+      const first = held;
+      held = null;
       handedOn = true;
       timing.firstContentAt = Date.now();
-      yield held;
+      yield first;
     }
     try {
       for await (const chunk of res.body) {
