@@ -114,7 +114,7 @@ export class ResponseSink {
         break;
       case 'routed':
         if (n.routed.request.stream && this.earlyKeepalive !== null && !this.sent && this.early === null) {
-          this.early = setTimeout(this.earlyPing, this.pingMs);
+          this.early = setTimeout(earlyPingOf, this.pingMs, this);
         }
         break;
       case 'head':
@@ -139,8 +139,8 @@ export class ResponseSink {
     return { status: this.status };
   }
 
-  /** still silent after `pingMs`: commit to a streaming 200 and keep the connection alive */
-  private readonly earlyPing = (): void => {
+  /** still silent after `pingMs`: commit to a streaming 200 and keep the connection alive (the timer's callback) */
+  earlyPing(): void {
     this.early = null;
     const res = this.res;
     if (this.sent || this.whole || res.destroyed || res.writableEnded || this.earlyKeepalive === null) return;
@@ -149,8 +149,8 @@ export class ResponseSink {
     this.head();
     res.write(this.keepalive);
     this.lastWrite = Date.now();
-    if (this.timer === null) this.timer = setTimeout(this.ping, this.pingMs);
-  };
+    if (this.timer === null) this.timer = setTimeout(pingOf, this.pingMs, this);
+  }
 
   private head(): void {
     if (this.early !== null) {
@@ -162,7 +162,8 @@ export class ResponseSink {
     this.sent = true;
   }
 
-  private readonly ping = (): void => {
+  /** the keep-alive timer's callback: a frame when the provider was silent for `pingMs` */
+  ping(): void {
     this.timer = null;
     const res = this.res;
     if (this.keepalive === null || res.destroyed || res.writableEnded) return;
@@ -171,8 +172,8 @@ export class ResponseSink {
       res.write(this.keepalive);
       this.lastWrite = Date.now();
     }
-    this.timer = setTimeout(this.ping, idle >= this.pingMs ? this.pingMs : this.pingMs - idle);
-  };
+    this.timer = setTimeout(pingOf, idle >= this.pingMs ? this.pingMs : this.pingMs - idle, this);
+  }
 
   /** undefined when the piece went out (or was queued within the socket's buffer), else wait for the promise */
   write(chunk: string | Buffer): Promise<void> | undefined {
@@ -185,7 +186,7 @@ export class ResponseSink {
     const ok = res.write(chunk);
     if (this.keepalive !== null) {
       this.lastWrite = Date.now();
-      if (this.timer === null) this.timer = setTimeout(this.ping, this.pingMs);
+      if (this.timer === null) this.timer = setTimeout(pingOf, this.pingMs, this);
     }
     if (ok || res.destroyed) return undefined;
     return new Promise((resolve) => {
@@ -220,6 +221,15 @@ export class ResponseSink {
     if (this.early !== null) clearTimeout(this.early);
     this.early = null;
   }
+}
+
+// The timers' callbacks: one function for every writer, given the writer (no bound closure per request).
+function earlyPingOf(sink: ResponseSink): void {
+  sink.earlyPing();
+}
+
+function pingOf(sink: ResponseSink): void {
+  sink.ping();
 }
 
 /** Copy headers into the writer's own object (a loop: no spread, no new object). */

@@ -5,31 +5,13 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Logger } from 'pino';
 import type { DialectName } from './chunks.js';
+import type { Learned, RequestHead } from './endpoints/index.js';
 import type { Config } from './config.js';
 import type { EndpointName, RequestContext } from './context.js';
 import type { MessagesHeaderInfo } from './dialects/index.js';
 import { RequestAbort } from './request-abort.js';
 import type { Services } from './services.js';
 import type { KeyRecord } from './store/types.js';
-
-/** What the server knows of a request before its context exists. */
-export interface ContextFacts {
-  reqId: string;
-  root: Logger;
-  config: Config;
-  services: Services;
-  endpoint: EndpointName;
-  dialect: DialectName;
-  method: string;
-  path: string;
-  headers: IncomingHttpHeaders;
-  rawHeaders: readonly string[];
-  query: URLSearchParams;
-  startedAt: number;
-  key: KeyRecord | null;
-  anthropic: MessagesHeaderInfo | null;
-  responseHeaders: Readonly<Record<string, string>>;
-}
 
 export class ServerContext implements RequestContext {
   readonly reqId: string;
@@ -52,24 +34,28 @@ export class ServerContext implements RequestContext {
   private readonly root: Logger;
   private child: Logger | null = null;
 
-  constructor(f: ContextFacts) {
-    this.reqId = f.reqId;
-    this.root = f.root;
-    this.logsInfo = f.root.isLevelEnabled('info');
-    this.logsDebug = f.root.isLevelEnabled('debug');
-    this.config = f.config;
-    this.services = f.services;
-    this.endpoint = f.endpoint;
-    this.dialect = f.dialect;
-    this.method = f.method;
-    this.path = f.path;
-    this.headers = f.headers;
-    this.rawHeaders = f.rawHeaders;
-    this.query = f.query;
-    this.startedAt = f.startedAt;
-    this.key = f.key;
-    this.anthropic = f.anthropic;
-    this.responseHeaders = f.responseHeaders;
+  /**
+   * From the request head and what the hooks learned, read field by field (no facts object built
+   * per request only to be copied here).
+   */
+  constructor(reqId: string, root: Logger, head: RequestHead, endpoint: EndpointName, dialect: DialectName, learned: Learned, startedAt: number, responseHeaders: Readonly<Record<string, string>>) {
+    this.reqId = reqId;
+    this.root = root;
+    this.logsInfo = root.isLevelEnabled('info');
+    this.logsDebug = root.isLevelEnabled('debug');
+    this.config = head.config;
+    this.services = head.services;
+    this.endpoint = endpoint;
+    this.dialect = dialect;
+    this.method = head.method;
+    this.path = head.path;
+    this.headers = head.headers;
+    this.rawHeaders = head.rawHeaders;
+    this.query = head.query;
+    this.startedAt = startedAt;
+    this.key = learned.key;
+    this.anthropic = learned.anthropic;
+    this.responseHeaders = responseHeaders;
   }
 
   /** the child logger, built when something first logs */

@@ -79,23 +79,7 @@ function runHooks(endpoint: Endpoint, head: RequestHead): { learned: Learned; er
 function buildContext(req: IncomingMessage, endpoint: Endpoint, head: RequestHead, learned: Learned, startedAt: number, root: Logger): RequestContext {
   const reqId = newRequestId();
   const dialect = endpoint.dialect(req);
-  return new ServerContext({
-    reqId,
-    root,
-    config: head.config,
-    services: head.services,
-    endpoint: endpoint.name,
-    dialect,
-    method: head.method,
-    path: head.path,
-    headers: head.headers,
-    rawHeaders: head.rawHeaders,
-    query: head.query,
-    startedAt,
-    key: learned.key,
-    anthropic: learned.anthropic,
-    responseHeaders: { [dialects[dialect].requestId.header]: reqId },
-  });
+  return new ServerContext(reqId, root, head, endpoint.name, dialect, learned, startedAt, { [dialects[dialect].requestId.header]: reqId });
 }
 
 export function createGateway(initial: ServingState, log: Logger): Gateway {
@@ -135,18 +119,17 @@ export function createGateway(initial: ServingState, log: Logger): Gateway {
       inflight.delete(ctx);
       release(state);
     };
-    // 'close' and 'finish' come once per response: plain listeners (no once wrapper per request)
+    const limits = state.config.connections;
+    // 'close' comes once per response, the tick after 'finish' when it was sent: one plain listener
+    // (no once wrapper, no second listener for 'finish')
     res.on('close', () => {
       if (!res.writableFinished) ctx.abort(errors.clientClosed());
+      // an answer sent before the body was read (a refusal, a helper route): the rest of the body is
+      // never read to its end, only dropped for a short while (lib/linger.ts)
+      else if (!req.complete) drainBriefly(req, limits.refusedBodyDrainMs);
       ended();
     });
-    // an answer sent before the body was read (a refusal, a helper route): the rest of the body is
-    // never read to its end, only dropped for a short while (lib/linger.ts)
-    const limits = state.config.connections;
     lingerOnClose(req.socket, limits.refusedBodyDrainMs, () => !req.complete);
-    res.on('finish', () => {
-      if (!req.complete) drainBriefly(req, limits.refusedBodyDrainMs);
-    });
     let ranChain = false;
     let failed: GatewayError | undefined;
     let outcome: Outcome | undefined;

@@ -7,16 +7,17 @@
 // error (lib/providers/answer-check.ts).
 // Other upstream errors are preserved (status, wording, retry-after, request id). The call is
 // cancelled when the request's signal aborts (client gone, shutdown).
-import type { RoutedRequest } from '../lib/chunks.js';
+import type { Deployment, RoutedRequest } from '../lib/chunks.js';
 import type { GatewayError } from '../lib/errors.js';
 import { errors } from '../lib/errors/index.js';
 import type { Failure } from '../lib/providers/failover.js';
 import { header } from '../lib/providers/failover.js';
-import { failover, type FailoverCall } from '../lib/providers/failover-loop.js';
-import { answerCheck } from '../lib/providers/answer-check.js';
+import { failover, type FailoverCall, type Send } from '../lib/providers/failover-loop.js';
+import { answerCheck, type AnswerCheck } from '../lib/providers/answer-check.js';
 import { encodeUpstreamRequest, canEncode, type EncodedCall } from '../lib/dialects/index.js';
-import type { HeadersNote, UpstreamNote } from '../lib/notes.js';
-import type { ProviderHandle } from '../lib/providers/pool.js';
+import type { HeadersNote, Upstream, UpstreamNote } from '../lib/notes.js';
+import type { ProviderHandle, ProviderPool } from '../lib/providers/pool.js';
+import type { UpstreamResponse } from '../lib/providers/upstream-call.js';
 import type { Stage, StageFactory } from '../lib/stage.js';
 
 /** Every deployment failed: the error the client sees (the last one's own error when it answered). */
@@ -64,34 +65,50 @@ function requestHeaders(call: EncodedCall, handle: ProviderHandle): Readonly<Rec
 /** What dispatch outputs: first which upstream answered (and the id headers it shows), then its bytes. */
 export type DispatchOutput = Buffer | UpstreamNote | HeadersNote;
 
-/** The routed request, encoded for each deployment in turn; the answer's bytes streamed on. */
-function textCall(routed: RoutedRequest): FailoverCall<never> {
+/**
+ * The routed request, encoded for each deployment in turn; the answer's bytes streamed on. A class
+ * instance (its methods shared), not an object literal with a closure per method: the failover loop
+ * holds it for as long as the answer streams.
+ */
+class TextCall implements FailoverCall<never> {
   /** the request last sent: whether it asked for a stream decides how a 2xx answer is read */
-  let sent: EncodedCall | undefined;
-  return {
-    prepare(deployment, handle, pool) {
-      if (!canEncode(routed.request.source, deployment.api)) return undefined;
-      const upstreamCall = encodeUpstreamRequest(routed, deployment);
-      sent = upstreamCall;
-      const headers = requestHeaders(upstreamCall, handle);
-      return (signal) => pool.open(handle, handle.transport.path(deployment.api), { headers, body: upstreamCall.body, signal });
-    },
-    streams(res) {
-      const contentType = header(res.headers, 'content-type') ?? '';
-      return /text\/event-stream/i.test(contentType) || (sent!.stream && !/json/i.test(contentType));
-    },
-    check: answerCheck,
-    committed() {
-      // no other deployment will be tried: let the request's bytes go
-      routed.request.raw = undefined;
-    },
-    exhausted: (failures) => exhausted(routed, failures),
-  };
+  private sent: EncodedCall | undefined = undefined;
+
+  constructor(private readonly routed: RoutedRequest) {}
+
+  prepare(deployment: Deployment, handle: ProviderHandle, pool: ProviderPool): Send | undefined {
+    if (!canEncode(this.routed.request.source, deployment.api)) return undefined;
+    const upstreamCall = encodeUpstreamRequest(this.routed, deployment);
+    this.sent = upstreamCall;
+    const headers = requestHeaders(upstreamCall, handle);
+    return (signal) => pool.open(handle, handle.transport.path(deployment.api), { headers, body: upstreamCall.body, signal });
+  }
+
+  streams(res: UpstreamResponse): boolean {
+    const contentType = header(res.headers, 'content-type') ?? '';
+    return /text\/event-stream/i.test(contentType) || (this.sent!.stream && !/json/i.test(contentType));
+  }
+
+  check(upstream: Upstream): AnswerCheck | undefined {
+    return answerCheck(upstream);
+  }
+
+  committed(): void {
+    // no other deployment will be tried: let the request's bytes go
+    this.routed.request.raw = undefined;
+  }
+
+  exhausted(failures: readonly Failure[]): GatewayError {
+    return exhausted(this.routed, failures);
+  }
 }
 
+/** The stage holds nothing of its own per request (the failover loop's generator does): one for every request. */
+const DISPATCH: Stage<RoutedRequest, DispatchOutput> = {
+  name: 'dispatch',
+  step: (routed, ctx) => failover(ctx, routed, new TextCall(routed)) as AsyncGenerator<DispatchOutput>,
+};
+
 export function dispatch(): StageFactory<RoutedRequest, DispatchOutput> {
-  return (): Stage<RoutedRequest, DispatchOutput> => ({
-    name: 'dispatch',
-    step: (routed, ctx) => failover(ctx, routed, textCall(routed)) as AsyncGenerator<DispatchOutput>,
-  });
+  return () => DISPATCH;
 }

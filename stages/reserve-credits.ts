@@ -11,7 +11,8 @@ import { errors } from '../lib/errors/index.js';
 import { estimateUnits, tokenEstimate } from '../lib/pricing.js';
 import type { RateDecision } from '../lib/rate-limit.js';
 import type { HeadersNote, ReservedNote } from '../lib/notes.js';
-import type { Stage, StageFactory } from '../lib/stage.js';
+import type { Stage, StageFactory, StageOutput } from '../lib/stage.js';
+import type { RequestContext } from '../lib/context.js';
 import type { Reservation } from '../lib/store/types.js';
 import { dialectFor, rateLimitHeaderNames, type RateLimitHeaderNames } from '../lib/dialects/index.js';
 
@@ -78,48 +79,59 @@ function billable(routed: RoutedRequest): RoutedRequest {
   return { ...routed, request: { ...req, hostedToolUses: 0 } };
 }
 
+/**
+ * One request's reserve-credits stage: a class instance (its methods shared) rather than an object
+ * literal with a closure per hook; it lives as long as the request.
+ */
+class ReserveCreditsStage<T> implements Stage<T, T | HeadersNote | ReservedNote> {
+  readonly name = 'reserve-credits';
+  /** the hold being committed (batched with the other holds and settles of this event-loop turn) */
+  private pending: Promise<unknown> | null = null;
+
+  constructor(
+    private readonly opts: ReserveCreditsOptions<T>,
+    private readonly routedOf: (item: T) => RoutedRequest,
+  ) {}
+
+  step(item: T, ctx: RequestContext): StageOutput<T | HeadersNote | ReservedNote> {
+    if (this.pending !== null) return [item];
+    const routed = this.routedOf(item);
+    const key = ctx.key;
+    if (key === null) throw errors.reserveWithoutKey();
+    const { catalog, rateLimiter, store } = ctx.services;
+    const model = catalog.get(routed.modelId);
+    if (model === undefined) throw errors.reserveModelMissing(routed.modelId);
+    const tokens = tokenEstimate(model, routed);
+    const amount = estimateUnits(model, billable(routed), this.opts.audioSecondsBound?.(item) ?? 0);
+    const hold = (decision: RateDecision): { headers: HeadersNote; held: Promise<Reservation> } => {
+      const headers: HeadersNote = { note: 'headers', headers: rateLimitHeaders(ctx.dialect, decision) };
+      // The hold goes on to settle as a `reserved` note in the same pull that waits for it, so the
+      // chain cannot end in between; `close` still waits for it, so a hold never outlives the request.
+      const held = store.ledger.reserveSoon({ requestId: ctx.reqId, key, amount }).catch((err: unknown) => {
+        // nothing will run: give the counted tokens back
+        rateLimiter.record(key, 0, decision.estimatedTokens);
+        throw err;
+      });
+      return { headers, held };
+    };
+    const admitted = rateLimiter.admit(key, tokens, (d) => rateLimitHeaders(ctx.dialect, d));
+    if (admitted instanceof Promise) {
+      // decided now (not when the chain first pulls), so `close` waits for a hold already asked for
+      const started = admitted.then(hold);
+      this.pending = started.then((s) => s.held).catch(() => undefined);
+      return afterAdmit(started, item);
+    }
+    const { headers, held } = hold(admitted);
+    this.pending = held.catch(() => undefined);
+    return afterHold(headers, held, item);
+  }
+
+  async close(): Promise<void> {
+    await this.pending;
+  }
+}
+
 export function reserveCredits<T = RoutedRequest>(opts: ReserveCreditsOptions<T> = {}): StageFactory<T, T | HeadersNote | ReservedNote> {
   const routedOf = opts.routedOf ?? itself;
-  return (): Stage<T, T | HeadersNote | ReservedNote> => {
-    /** the hold being committed (batched with the other holds and settles of this event-loop turn) */
-    let pending: Promise<unknown> | null = null;
-    return {
-      name: 'reserve-credits',
-      step(item, ctx) {
-        if (pending !== null) return [item];
-        const routed = routedOf(item);
-        const key = ctx.key;
-        if (key === null) throw errors.reserveWithoutKey();
-        const { catalog, rateLimiter, store } = ctx.services;
-        const model = catalog.get(routed.modelId);
-        if (model === undefined) throw errors.reserveModelMissing(routed.modelId);
-        const tokens = tokenEstimate(model, routed);
-        const amount = estimateUnits(model, billable(routed), opts.audioSecondsBound?.(item) ?? 0);
-        const hold = (decision: RateDecision): { headers: HeadersNote; held: Promise<Reservation> } => {
-          const headers: HeadersNote = { note: 'headers', headers: rateLimitHeaders(ctx.dialect, decision) };
-          // The hold goes on to settle as a `reserved` note in the same pull that waits for it, so the
-          // chain cannot end in between; `close` still waits for it, so a hold never outlives the request.
-          const held = store.ledger.reserveSoon({ requestId: ctx.reqId, key, amount }).catch((err: unknown) => {
-            // nothing will run: give the counted tokens back
-            rateLimiter.record(key, 0, decision.estimatedTokens);
-            throw err;
-          });
-          return { headers, held };
-        };
-        const admitted = rateLimiter.admit(key, tokens, (d) => rateLimitHeaders(ctx.dialect, d));
-        if (admitted instanceof Promise) {
-          // decided now (not when the chain first pulls), so `close` waits for a hold already asked for
-          const started = admitted.then(hold);
-          pending = started.then((s) => s.held).catch(() => undefined);
-          return afterAdmit(started, item);
-        }
-        const { headers, held } = hold(admitted);
-        pending = held.catch(() => undefined);
-        return afterHold(headers, held, item);
-      },
-      async close() {
-        await pending;
-      },
-    };
-  };
+  return (): Stage<T, T | HeadersNote | ReservedNote> => new ReserveCreditsStage(opts, routedOf);
 }

@@ -30,10 +30,10 @@ import type { CanonicalEvent, RoutedRequest, Usage } from '../lib/chunks.js';
 import type { EndpointName, RequestContext } from '../lib/context.js';
 import { GatewayError } from '../lib/errors.js';
 import { costOfUsage, tokensUsed } from '../lib/billing/cost.js';
-import type { Outcome, Upstream } from '../lib/notes.js';
+import type { ChainNote, Outcome, Upstream } from '../lib/notes.js';
 import { tokenEstimate, unitsToUsd } from '../lib/pricing.js';
 import { requestSummary } from '../lib/request-log.js';
-import type { Stage, StageFactory } from '../lib/stage.js';
+import type { Stage, StageFactory, StageOutput } from '../lib/stage.js';
 import type { Reservation, UsageRecord } from '../lib/store/types.js';
 import { preciseNow, type StageMarks } from '../lib/tracing/tracer-api.js';
 
@@ -148,47 +148,68 @@ async function endOnce(ctx: RequestContext, s: Settlement, error: GatewayError |
   }
 }
 
+/**
+ * One request's settle stage: a class instance holding what the notes said (it is the request's
+ * Settlement), not an object literal with a closure per hook and a state object beside it; it lives
+ * as long as the request, a stream's included.
+ */
+class SettleStage<T> implements Stage<T, T>, Settlement {
+  readonly name = 'settle';
+  routed: RoutedRequest | null = null;
+  reservation: Reservation | null = null;
+  upstream: Upstream | null = null;
+  usage: Usage | null = null;
+  audioSeconds: number | null = null;
+  failed: GatewayError | null = null;
+  /** what was charged when the answer completed (null: not ended yet, ended at close) */
+  private settled: number | null = null;
+
+  constructor(
+    private readonly opts: SettleOptions<T>,
+    private readonly ctx: RequestContext,
+    readonly marks: StageMarks | null,
+  ) {}
+
+  /** the completing item, passed on once its settle committed (one async step per request) */
+  private async *settleThen(item: T): AsyncGenerator<T> {
+    this.settled = await endOnce(this.ctx, this, undefined, { status: 200 });
+    yield item;
+  }
+
+  note(n: ChainNote): void {
+    const marks = this.marks;
+    if (n.note === 'routed') {
+      this.routed = n.routed;
+      if (marks !== null) marks.routedAt = preciseNow();
+    } else if (n.note === 'reserved') {
+      this.reservation = n.reservation;
+      if (marks !== null) marks.reservedAt = preciseNow();
+    } else if (n.note === 'upstream') this.upstream = n.upstream;
+    else if (n.note === 'usage') this.usage = n.usage;
+    else if (n.note === 'failed') this.failed = n.error;
+  }
+
+  step(item: T): StageOutput<T> {
+    const opts = this.opts;
+    if (opts.audioSeconds !== undefined) this.audioSeconds = opts.audioSeconds(item);
+    if (this.reservation !== null && this.failed === null && opts.completes?.(item) === true) return this.settleThen(item);
+    return [item];
+  }
+
+  async close(ctx: RequestContext, chainError?: GatewayError, outcome?: Outcome): Promise<void> {
+    // an in-band provider error ended the answer: a failure, with the status the client saw
+    const error = chainError ?? this.failed ?? undefined;
+    let ended: Outcome = outcome ?? (error ? { status: error.status, errorCode: error.code } : { status: 200 });
+    if (error !== undefined && ended.errorCode === undefined) ended = { status: ended.status, errorCode: error.code };
+    // a completed answer was charged before its last frame left, whatever happened after
+    const cost = this.settled ?? (await endOnce(ctx, this, error, ended));
+    ctx.services.metrics?.requestEnded(ctx, ended.status, cost, this);
+    ctx.services.tracer?.requestEnded(ctx, ended.status, cost, this, error);
+    if (!ctx.logsInfo) return;
+    ctx.log.info(requestSummary(ctx, ended.status, error, cost, this), 'request');
+  }
+}
+
 export function settle<T>(opts: SettleOptions<T> = {}): StageFactory<T, T> {
-  return (ctx): Stage<T, T> => {
-    const marks: StageMarks | null = ctx.services.tracer !== undefined ? {} : null;
-    const s: Settlement = { routed: null, reservation: null, upstream: null, usage: null, audioSeconds: null, failed: null, marks };
-    /** what was charged when the answer completed (null: not ended yet, ended at close) */
-    let settled: number | null = null;
-    /** the completing item, passed on once its settle committed (one async step per request) */
-    async function* settleThen(item: T): AsyncGenerator<T> {
-      settled = await endOnce(ctx, s, undefined, { status: 200 });
-      yield item;
-    }
-    return {
-      name: 'settle',
-      note(n) {
-        if (n.note === 'routed') {
-          s.routed = n.routed;
-          if (marks !== null) marks.routedAt = preciseNow();
-        } else if (n.note === 'reserved') {
-          s.reservation = n.reservation;
-          if (marks !== null) marks.reservedAt = preciseNow();
-        } else if (n.note === 'upstream') s.upstream = n.upstream;
-        else if (n.note === 'usage') s.usage = n.usage;
-        else if (n.note === 'failed') s.failed = n.error;
-      },
-      step(item) {
-        if (opts.audioSeconds !== undefined) s.audioSeconds = opts.audioSeconds(item);
-        if (s.reservation !== null && s.failed === null && opts.completes?.(item) === true) return settleThen(item);
-        return [item];
-      },
-      async close(ctx, chainError, outcome) {
-        // an in-band provider error ended the answer: a failure, with the status the client saw
-        const error = chainError ?? s.failed ?? undefined;
-        let ended: Outcome = outcome ?? (error ? { status: error.status, errorCode: error.code } : { status: 200 });
-        if (error !== undefined && ended.errorCode === undefined) ended = { status: ended.status, errorCode: error.code };
-        // a completed answer was charged before its last frame left, whatever happened after
-        const cost = settled ?? (await endOnce(ctx, s, error, ended));
-        ctx.services.metrics?.requestEnded(ctx, ended.status, cost, s);
-        ctx.services.tracer?.requestEnded(ctx, ended.status, cost, s, error);
-        if (!ctx.logsInfo) return;
-        ctx.log.info(requestSummary(ctx, ended.status, error, cost, s), 'request');
-      },
-    };
-  };
+  return (ctx): Stage<T, T> => new SettleStage(opts, ctx, ctx.services.tracer !== undefined ? {} : null);
 }

@@ -107,6 +107,15 @@ function answerFailure(err: unknown, deployment: Deployment): Failure | null {
   return { deployment, kind: 'http', upstream: up, detail: `${deployment.providerId}: an in-band error before any content (${up.type ?? up.status}: ${up.message})` };
 }
 
+/**
+ * Which upstream answered, and how. Two literals, not one with a spread of `{ requestId }` or `{}`:
+ * the spread allocates an object per request and gives the result a hidden class of its own.
+ */
+function upstreamOf(deployment: Deployment, stream: boolean, requestId: string | undefined, timing: UpstreamTiming): Upstream {
+  if (requestId === undefined) return { id: deployment.providerId, protocol: deployment.protocol, api: deployment.api, upstreamModel: deployment.upstreamModel, stream, timing };
+  return { id: deployment.providerId, protocol: deployment.protocol, api: deployment.api, upstreamModel: deployment.upstreamModel, stream, requestId, timing };
+}
+
 export async function* failover<O>(ctx: RequestContext, routed: RoutedRequest, call: FailoverCall<O>): AsyncGenerator<O | Buffer | UpstreamNote | HeadersNote> {
   const pool = ctx.services.providers;
   const recorder = ctx.services.recorder;
@@ -164,15 +173,7 @@ export async function* failover<O>(ctx: RequestContext, routed: RoutedRequest, c
       throw error;
     }
     const timing: UpstreamTiming = { sentAt, headersAt: Date.now() };
-    const answered: Upstream = {
-      id: deployment.providerId,
-      protocol: deployment.protocol,
-      api: deployment.api,
-      upstreamModel: deployment.upstreamModel,
-      stream: call.streams(res),
-      ...(requestId !== undefined ? { requestId } : {}),
-      timing,
-    };
+    const answered = upstreamOf(deployment, call.streams(res), requestId, timing);
     if (call.answer !== undefined) {
       let lost: TryNext | undefined;
       yield { note: 'upstream', upstream: answered };
@@ -234,9 +235,12 @@ export async function* failover<O>(ctx: RequestContext, routed: RoutedRequest, c
     }
     let handedOn = false;
     if (held !== null) {
+      // the generator lives as long as the stream: it does not keep the first chunk after handing it on
+      const first = held;
+      held = null;
       handedOn = true;
       timing.firstContentAt = Date.now();
-      yield held;
+      yield first;
     }
     try {
       for await (const chunk of res.body) {

@@ -31,14 +31,17 @@ function abortError(reason: unknown): Error {
  */
 export class UpstreamCall extends ChunkQueue {
   readonly response: Promise<UpstreamResponse>;
-  private settleHead!: { resolve: (r: UpstreamResponse) => void; reject: (err: unknown) => void } | null;
+  /** how `response` settles; both null once it has (no object holding the pair per call) */
+  private resolveHead: ((r: UpstreamResponse) => void) | null = null;
+  private rejectHead: ((err: unknown) => void) | null = null;
   private abortCall: ((err?: Error) => void) | null = null;
   private resumeCall: (() => void) | null = null;
 
   constructor(private readonly signal: AbortWatch) {
     super();
     this.response = new Promise((resolve, reject) => {
-      this.settleHead = { resolve, reject };
+      this.resolveHead = resolve;
+      this.rejectHead = reject;
     });
     signal.addEventListener('abort', this.onAbort, { once: true });
   }
@@ -72,9 +75,9 @@ export class UpstreamCall extends ChunkQueue {
 
   onHeaders(statusCode: number, rawHeaders: Buffer[], resume: () => void): boolean {
     this.resumeCall = resume;
-    const head = this.settleHead;
-    this.settleHead = null;
-    head?.resolve(decoded({ statusCode, headers: util.parseHeaders(rawHeaders) as IncomingHttpHeaders, body: this }));
+    const resolve = this.resolveHead;
+    this.resolveHead = this.rejectHead = null;
+    resolve?.(decoded({ statusCode, headers: util.parseHeaders(rawHeaders) as IncomingHttpHeaders, body: this }));
     return true;
   }
 
@@ -89,11 +92,11 @@ export class UpstreamCall extends ChunkQueue {
 
   onError(err: Error): void {
     this.detach();
-    const head = this.settleHead;
-    if (head !== null) {
-      this.settleHead = null;
+    const reject = this.rejectHead;
+    if (reject !== null) {
+      this.resolveHead = this.rejectHead = null;
       this.fail(err);
-      head.reject(err);
+      reject(err);
       return;
     }
     this.fail(err);
