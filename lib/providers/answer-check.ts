@@ -32,12 +32,6 @@ export interface AnswerCheck {
   feed(chunk: Buffer): boolean;
   /** The answer ended while held (a JSON answer always does): throws when it is not a good answer. */
   end(): void;
-  /**
-   * The held chunks to hand on: of a stream whose start is handed on, the leading chunks it wholly
-   * covers are dropped (sse-decode would skip them; one step fewer each), but never the last. Only
-   * within MAX_PREAMBLE bytes, which no frame of sse-decode's default event bound exceeds.
-   */
-  handOn(held: Buffer[]): Buffer[];
 }
 
 /** Events that carry nothing generated yet: the answer is still in its preamble. */
@@ -124,8 +118,6 @@ class StreamCheck implements AnswerCheck {
   private readonly events: CanonicalEvent[] = [];
   /** the parser read a frame after the first content frame, in the same piece: no clean cut */
   private past = false;
-  /** what is handed on, once the first content frame is read with a clean cut */
-  private start: CheckedStart | undefined;
 
   constructor(
     private readonly decoder: UpstreamDecoder,
@@ -162,8 +154,7 @@ class StreamCheck implements AnswerCheck {
       from = to;
     }
     if (this.content && blank !== -1 && !this.past) {
-      this.start = { bytes: before + from, events: this.events, decoder: this.decoder };
-      checkedStarts.set(this.upstream, this.start);
+      checkedStarts.set(this.upstream, { bytes: before + from, events: this.events, decoder: this.decoder });
     }
     if (from < chunk.length) this.validate(chunk, from);
     return this.content || this.size > MAX_PREAMBLE;
@@ -186,15 +177,6 @@ class StreamCheck implements AnswerCheck {
     const whole = wholeSequencesEnd(chunk, from);
     if (!isUtf8(chunk.subarray(from, whole))) throw errors.integrity('the event stream is not valid UTF-8', undefined);
     if (whole < chunk.length) this.decode(chunk.subarray(whole));
-  }
-
-  handOn(held: Buffer[]): Buffer[] {
-    const start = this.start;
-    // past MAX_PREAMBLE sse-decode must see every byte: its event bound (16 MiB) is what holds them
-    if (start === undefined || start.bytes > MAX_PREAMBLE) return held;
-    let first = 0;
-    while (first < held.length - 1 && held[first]!.length <= start.bytes) start.bytes -= held[first++]!.length;
-    return first === 0 ? held : held.slice(first);
   }
 
   end(): void {
@@ -260,10 +242,6 @@ class JsonCheck implements AnswerCheck {
     return false;
   }
 
-  handOn(held: Buffer[]): Buffer[] {
-    return held;
-  }
-
   end(): void {
     let body: string;
     try {
@@ -307,5 +285,5 @@ export async function holdBack(body: AsyncIterableIterator<Buffer>, check: Answe
     body.return?.().catch(() => undefined);
     throw err;
   }
-  return held.length === 0 ? null : check.handOn(held);
+  return held.length === 0 ? null : held;
 }
