@@ -202,7 +202,7 @@ export async function* failover<O>(ctx: RequestContext, routed: RoutedRequest, c
       continue;
     }
     const check = call.check?.(answered);
-    let held: Buffer[] | null = null;
+    let held: Buffer | null = null;
     if (check !== undefined) {
       try {
         held = await holdBack(res.body, check);
@@ -236,7 +236,7 @@ export async function* failover<O>(ctx: RequestContext, routed: RoutedRequest, c
     if (held !== null) {
       handedOn = true;
       timing.firstContentAt = Date.now();
-      yield* held;
+      yield held;
     }
     try {
       for await (const chunk of res.body) {
