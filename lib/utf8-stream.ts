@@ -33,6 +33,14 @@ export class Utf8Stream {
     return text;
   }
 
+  /**
+   * The bytes before the next chunk were read elsewhere and ended after a whole character (sse-decode
+   * skips what the answer check decoded): a BOM from here on is text, as it would have been.
+   */
+  readBefore(): void {
+    this.started = true;
+  }
+
   /** The end of the bytes: throws when they end inside a character. */
   end(): string {
     return this.partial ? this.decoder!.decode() : '';

@@ -2,13 +2,15 @@
 // The dialect is resolved once, on the first message: by default from the provider that answered
 // (dispatch's `upstream` note), or from the `dialect` option (offline replay, tests). A JSON answer
 // was decoded already by dispatch's answer check, by the same decoder: its events are taken from
-// there (lib/providers/answer-check.ts `checkedAnswer`), not parsed a second time.
+// there (lib/providers/answer-check.ts `checkedAnswer`), not parsed a second time; so are the frames
+// of a stream up to its first content frame, when sse-decode skipped them (its CHECKED_START message):
+// their events come first, and the check's decoder, whose state follows them, reads the rest.
 import type { CanonicalEvent, DialectName, UpstreamMessage } from '../lib/chunks.js';
 import type { RequestContext } from '../lib/context.js';
 import { upstreamDecoders, upstreamDialect, type UpstreamDecoder } from '../lib/dialects/index.js';
 import { errors } from '../lib/errors/index.js';
 import type { Upstream } from '../lib/notes.js';
-import { checkedAnswer } from '../lib/providers/answer-check.js';
+import { CHECKED_START, checkedAnswer, takeSkippedStart } from '../lib/providers/answer-check.js';
 import type { Stage } from '../lib/stage.js';
 
 export interface ProviderDecodeOptions {
@@ -34,6 +36,13 @@ export function providerDecode(opts: ProviderDecodeOptions = {}): Stage<Upstream
       if (n.note === 'upstream') upstream = n.upstream;
     },
     step(msg, ctx) {
+      if (msg === CHECKED_START) {
+        // first of all: sse-decode skipped the frames the answer check decoded (and registered them
+        // for this upstream before outputting the message); the check's decoder goes on
+        const checked = takeSkippedStart(upstream!)!;
+        decoder = checked.decoder;
+        return checked.events;
+      }
       decoder ??= resolve(ctx);
       if (msg.kind === 'sse') return decoder.sse(msg);
       const checked = upstream !== null && opts.dialect === undefined ? checkedAnswer(upstream, msg.body) : undefined;

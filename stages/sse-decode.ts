@@ -7,12 +7,18 @@
 // content-type: 'sse' or 'json'); without one (offline replay) it is 'auto': the first byte
 // that is not whitespace or a UTF-8 BOM decides — `{` or `[` is a JSON body, anything else
 // (`event:`, `data:`, a `:` comment) an event stream.
+//
+// What dispatch's answer check decoded already is not decoded again (lib/providers/answer-check.ts):
+// the whole frames at the start of a stream it read up to the first content frame are skipped (their
+// events go to provider-decode from the check), and a JSON body made of the very chunks the check
+// read is the text it decoded.
 import { createParser, type EventSourceParser } from 'eventsource-parser';
 import type { UpstreamMessage } from '../lib/chunks.js';
 import type { RequestContext } from '../lib/context.js';
 import type { GatewayError } from '../lib/errors.js';
 import { errors } from '../lib/errors/index.js';
 import type { Upstream } from '../lib/notes.js';
+import { CHECKED_START, checkedBody, startSkipped, takeCheckedStart } from '../lib/providers/answer-check.js';
 import type { Stage } from '../lib/stage.js';
 import { Utf8Stream } from '../lib/utf8-stream.js';
 
@@ -62,6 +68,8 @@ export function sseDecode(opts: SseDecodeOptions = {}): Stage<Buffer, UpstreamMe
   let upstream: Upstream | null = null;
   /** the text fed so far ended with a CR: the parser waits to see whether an LF follows */
   let endsInCr = false;
+  /** bytes at the start of the stream the answer check decoded already: skipped */
+  let skip = 0;
 
   function newParser(): EventSourceParser {
     return createParser({
@@ -100,6 +108,31 @@ export function sseDecode(opts: SseDecodeOptions = {}): Stage<Buffer, UpstreamMe
     return ready;
   }
 
+  /**
+   * A stream's default mode was just decided: the start the answer check decoded is skipped, unless
+   * it is longer than an event may be (its frames must meet this stage's bound: read them again).
+   */
+  function skipCheckedStart(): boolean {
+    if (upstream === null) return false;
+    const start = takeCheckedStart(upstream);
+    if (start === undefined || start.bytes > maxEventSize) return false;
+    skip = start.bytes;
+    utf8.readBefore();
+    startSkipped(upstream, start);
+    return true;
+  }
+
+  /** What is left of `chunk` after the bytes still to skip; undefined when nothing is. */
+  function afterSkip(chunk: Buffer): Buffer | undefined {
+    if (chunk.length <= skip) {
+      skip -= chunk.length;
+      return undefined;
+    }
+    const rest = chunk.subarray(skip);
+    skip = 0;
+    return rest;
+  }
+
   function hold(chunk: Buffer): void {
     heldBytes += chunk.length;
     if (heldBytes > maxJsonBytes) throw integrityError(`the response body exceeds ${maxJsonBytes} bytes`);
@@ -132,12 +165,23 @@ export function sseDecode(opts: SseDecodeOptions = {}): Stage<Buffer, UpstreamMe
       if (n.note === 'upstream') upstream = n.upstream;
     },
     step(chunk, ctx) {
-      if (mode === 'sse') return feedSse(chunk);
+      if (mode === 'sse') {
+        if (skip === 0) return feedSse(chunk);
+        const rest = afterSkip(chunk);
+        return rest === undefined ? undefined : feedSse(rest);
+      }
       if (mode === 'json') {
         hold(chunk);
         return undefined;
       }
       mode = decide(ctx, firstSignificant(chunk));
+      if (mode === 'sse' && opts.mode === undefined && held.length === 0 && skipCheckedStart()) {
+        const rest = afterSkip(chunk);
+        const ready = rest === undefined ? undefined : feedSse(rest);
+        if (ready === undefined) return [CHECKED_START];
+        ready.unshift(CHECKED_START);
+        return ready;
+      }
       if (mode === 'sse') return feedHeld(chunk);
       hold(chunk);
       return undefined;
@@ -145,6 +189,11 @@ export function sseDecode(opts: SseDecodeOptions = {}): Stage<Buffer, UpstreamMe
     flush(ctx) {
       mode ??= decide(ctx, -1) ?? 'sse';
       if (mode === 'sse') return feedHeld(undefined);
+      const checked = upstream === null ? undefined : checkedBody(upstream, held);
+      if (checked !== undefined) {
+        held = [];
+        return [{ kind: 'json', body: checked }];
+      }
       const bytes = held.length === 1 ? held[0]! : Buffer.concat(held, heldBytes);
       held = [];
       let body: string;

@@ -16,7 +16,7 @@
 // MAX_PREAMBLE bytes goes on unchecked.
 import { isUtf8 } from 'node:buffer';
 import { createParser, type EventSourceParser } from 'eventsource-parser';
-import type { CanonicalEvent } from '../chunks.js';
+import type { CanonicalEvent, UpstreamMessage } from '../chunks.js';
 import { upstreamDecoders, upstreamDialect, type UpstreamDecoder } from '../dialects/index.js';
 import { errors } from '../errors/index.js';
 import type { Upstream } from '../notes.js';
@@ -64,34 +64,97 @@ function wholeSequencesEnd(chunk: Buffer, from: number): number {
   return end;
 }
 
+/**
+ * What the check of a stream decoded, handed on so that sse-decode and provider-decode do not read
+ * it again: the first `bytes` bytes of the answer (whole frames: they end after a blank line, LF LF,
+ * where the event-stream parser holds nothing and no character is cut), the events the upstream
+ * decoder made of them (the preamble and the first content frame), and that decoder, whose state
+ * goes on from there. sse-decode takes it (`takeCheckedStart`), skips those bytes and outputs
+ * CHECKED_START instead; provider-decode, given that, takes it (`takeSkippedStart`): the events are
+ * handed on only if the bytes were skipped.
+ */
+export interface CheckedStart {
+  bytes: number;
+  events: CanonicalEvent[];
+  decoder: UpstreamDecoder;
+}
+
+/**
+ * The message sse-decode outputs in place of the frames it skipped (first, in the same step as the
+ * chunk that held them, so their events go on when they did before): provider-decode outputs their
+ * events for it. Recognised by identity; its shape is only that of an event of no data.
+ */
+export const CHECKED_START: UpstreamMessage = Object.freeze({ kind: 'sse', event: undefined, data: '' });
+
+/** keyed by the `upstream` note of the answer (one object per answer, dropped with it) */
+const checkedStarts = new WeakMap<Upstream, CheckedStart>();
+const skippedStarts = new WeakMap<Upstream, CheckedStart>();
+
+/** sse-decode: what the check of `upstream`'s stream decoded (taken once); undefined when nothing is handed on. */
+export function takeCheckedStart(upstream: Upstream): CheckedStart | undefined {
+  const start = checkedStarts.get(upstream);
+  if (start !== undefined) checkedStarts.delete(upstream);
+  return start;
+}
+
+/** sse-decode skipped the bytes of `start`: provider-decode must hand its events on. */
+export function startSkipped(upstream: Upstream, start: CheckedStart): void {
+  skippedStarts.set(upstream, start);
+}
+
+/** provider-decode: the start sse-decode skipped for `upstream` (taken once), if it did. */
+export function takeSkippedStart(upstream: Upstream): CheckedStart | undefined {
+  const start = skippedStarts.get(upstream);
+  if (start !== undefined) skippedStarts.delete(upstream);
+  return start;
+}
+
 class StreamCheck implements AnswerCheck {
   private readonly utf8 = new Utf8Stream();
   private readonly parser: EventSourceParser;
   private content = false;
   private size = 0;
+  /** the events decoded so far (handed on with the bytes they came from) */
+  private readonly events: CanonicalEvent[] = [];
+  /** the parser read a frame after the first content frame, in the same piece: no clean cut */
+  private past = false;
 
-  constructor(private readonly decoder: UpstreamDecoder) {
+  constructor(
+    private readonly decoder: UpstreamDecoder,
+    private readonly upstream: Upstream,
+  ) {
     this.parser = createParser({
       onEvent: (m) => {
-        if (!this.content) this.content = contentIn(decoder.sse({ event: m.event, data: m.data }));
+        if (this.content) {
+          this.past = true;
+          return;
+        }
+        const events = decoder.sse({ event: m.event, data: m.data });
+        for (const ev of events) this.events.push(ev);
+        this.content = contentIn(events);
       },
     });
   }
 
   /**
-   * Only the frames up to the first content frame are decoded and parsed (sse-decode reads them all
-   * again once the answer goes on): the chunk is fed a frame at a time, cut after each blank line
+   * Only the frames up to the first content frame are decoded and parsed (sse-decode reads the rest
+   * once the answer goes on): the chunk is fed a frame at a time, cut after each blank line
    * (LF LF; text cut there is whole characters, and the parser reads text cut anywhere the same).
    * The rest of the chunk is held too, so it must be UTF-8 as well: it is validated, not decoded.
    */
   feed(chunk: Buffer): boolean {
+    const before = this.size;
     this.size += chunk.length;
     let from = 0;
+    let blank = -1;
     while (from < chunk.length && !this.content) {
-      const blank = chunk.indexOf(FRAME_END, from);
+      blank = chunk.indexOf(FRAME_END, from);
       const to = blank === -1 ? chunk.length : blank + 2;
       this.parser.feed(this.decode(from === 0 && to === chunk.length ? chunk : chunk.subarray(from, to)));
       from = to;
+    }
+    if (this.content && blank !== -1 && !this.past) {
+      checkedStarts.set(this.upstream, { bytes: before + from, events: this.events, decoder: this.decoder });
     }
     if (from < chunk.length) this.validate(chunk, from);
     return this.content || this.size > MAX_PREAMBLE;
@@ -127,16 +190,30 @@ class StreamCheck implements AnswerCheck {
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
 /**
- * A JSON answer the check decoded: its text and its events, kept until the provider-decode stage
- * takes them (`checkedAnswer`), so that the answer is parsed once.
+ * A JSON answer the check decoded: its chunks, its text and its events, kept until the sse-decode
+ * stage takes the text (`checkedBody`) and the provider-decode stage the events (`checkedAnswer`),
+ * so that the answer is decoded and parsed once.
  */
 interface Decoded {
+  chunks: readonly Buffer[];
   body: string;
   events: CanonicalEvent[];
 }
 
 /** keyed by the `upstream` note of the answer (one object per answer, dropped with it) */
 const decodedAnswers = new WeakMap<Upstream, Decoded>();
+
+/**
+ * The text the check decoded the JSON answer of `upstream` to, when `chunks` are the very chunks it
+ * read (the same objects, in order: the failover loop hands the held chunks on as they came);
+ * undefined otherwise (the caller decodes).
+ */
+export function checkedBody(upstream: Upstream, chunks: readonly Buffer[]): string | undefined {
+  const decoded = decodedAnswers.get(upstream);
+  if (decoded === undefined || decoded.chunks.length !== chunks.length) return undefined;
+  for (let i = 0; i < chunks.length; i++) if (decoded.chunks[i] !== chunks[i]) return undefined;
+  return decoded.body;
+}
 
 /**
  * The events the check decoded the JSON answer of `upstream` to, when `body` is that answer's text
@@ -174,7 +251,7 @@ class JsonCheck implements AnswerCheck {
     }
     const events = this.decoder.json(body);
     contentIn(events);
-    decodedAnswers.set(this.upstream, { body, events });
+    decodedAnswers.set(this.upstream, { chunks: this.chunks, body, events });
   }
 }
 
@@ -183,12 +260,13 @@ export function answerCheck(upstream: Upstream): AnswerCheck | undefined {
   const dialect = upstreamDialect(upstream);
   const factory = dialect === undefined ? undefined : upstreamDecoders[dialect];
   if (factory === undefined) return undefined;
-  return upstream.stream ? new StreamCheck(factory()) : new JsonCheck(factory(), upstream);
+  return upstream.stream ? new StreamCheck(factory(), upstream) : new JsonCheck(factory(), upstream);
 }
 
 /**
  * Read `body` until `check` says the answer began well, or until it ended: what was read, in one
- * piece (null for none). Throws the body's failure (a reset, the idle timeout, an abort) or the
+ * piece (null for none; joined, since each chunk handed on separately costs a step through the
+ * chain, more than the copy of a preamble). Throws the body's failure (a reset, the idle timeout, an abort) or the
  * check's, after stopping the call.
  */
 export async function holdBack(body: AsyncIterableIterator<Buffer>, check: AnswerCheck): Promise<Buffer | null> {
