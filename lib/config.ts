@@ -4,12 +4,12 @@
 // (scripts/compile-schemas.mjs → dist/lib/config-validator.cjs), not at each start.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { checkReferences } from './config-references.js';
 import { errors } from './errors/index.js';
+import { loadPrebuiltValidators, schemaErrorPath } from './validate/schema-validators.js';
 import type { QualityProfile } from './router/router-api.js';
 import { checkWebSearchConfig } from './search/config-check.js';
 import type { WebSearchConfig } from './search/types.js';
@@ -172,30 +172,13 @@ export interface OtelConfig {
 /**
  * The validator ajv generated from config.schema.json at build time (standalone code: the same
  * checks and errors as compiling the schema here, without its ~150 ms and ~12 MB of garbage at
- * every start). One built from another schema is refused: a schema edited without `npm run build`.
+ * every start).
  */
-function loadValidator(): ValidateFunction<Config> {
-  const schemaPath = fileURLToPath(new URL('./config.schema.json', import.meta.url));
-  const sha = createHash('sha256').update(readFileSync(schemaPath, 'utf8')).digest('hex');
-  const validate = createRequire(import.meta.url)('./config-validator.cjs') as ValidateFunction<Config> & { schemaSha256: string };
-  if (validate.schemaSha256 !== sha) throw new Error(`${fileURLToPath(new URL('./config-validator.cjs', import.meta.url))} was built from another config.schema.json: run npm run build`);
-  return validate;
-}
-const validateSchema = loadValidator();
+const schemaText = readFileSync(fileURLToPath(new URL('./config.schema.json', import.meta.url)), 'utf8');
+const validateSchema = loadPrebuiltValidators<ValidateFunction<Config>>(import.meta.url, './config-validator.cjs', 'schemaSha256', createHash('sha256').update(schemaText).digest('hex'), 'another config.schema.json');
 
 function pathOf(err: ErrorObject): string {
-  // instancePath is a JSON Pointer (/models/0/pricing): turn it into models[0].pricing
-  const parts = err.instancePath.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
-  let out = '';
-  for (const p of parts) out += /^\d+$/.test(p) ? `[${p}]` : out ? `.${p}` : p;
-  if (err.keyword === 'additionalProperties') {
-    const extra = (err.params as { additionalProperty: string }).additionalProperty;
-    out = out ? `${out}.${extra}` : extra;
-  } else if (err.keyword === 'required') {
-    const missing = (err.params as { missingProperty: string }).missingProperty;
-    out = out ? `${out}.${missing}` : missing;
-  }
-  return out || '(root)';
+  return schemaErrorPath(err) || '(root)';
 }
 
 function describe(err: ErrorObject): string {

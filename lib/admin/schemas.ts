@@ -3,10 +3,9 @@
 // Unknown fields are refused; a refusal is one 400 whose `param` is the exact field path
 // (`rateLimit.rpm`, `scopes[1]`). Ids that appear in URLs are URL-safe.
 import { createHash } from 'node:crypto';
-import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { errors } from '../errors/index.js';
+import { loadPrebuiltValidators, schemaErrorPath } from '../validate/schema-validators.js';
 import type { Scope } from '../config.js';
 
 /** the largest amount one field takes, in USD (a balance stays an exact integer of units far beyond it) */
@@ -97,7 +96,7 @@ export function adminSchemasSha256(): string {
   return createHash('sha256').update(JSON.stringify(ADMIN_BODY_SCHEMAS)).digest('hex');
 }
 
-type Validators = { [K in keyof Bodies]: ValidateFunction<Bodies[K]> } & { schemasSha256: string };
+type Validators = { [K in keyof Bodies]: ValidateFunction<Bodies[K]> };
 
 // Loaded on the first admin body (~1 ms): neither ajv nor a compile at start, where compiling these
 // six cost every gateway ~7 MB of garbage (kept as committed heap) for requests it may never get.
@@ -105,21 +104,9 @@ let compiled: Validators | undefined;
 
 function validators(): Validators {
   if (compiled === undefined) {
-    const loaded = createRequire(import.meta.url)('./body-validators.cjs') as Validators;
-    if (loaded.schemasSha256 !== adminSchemasSha256()) throw new Error(`${fileURLToPath(new URL('./body-validators.cjs', import.meta.url))} was built from other admin schemas: run npm run build`);
-    compiled = loaded;
+    compiled = loadPrebuiltValidators<Validators>(import.meta.url, './body-validators.cjs', 'schemasSha256', adminSchemasSha256(), 'other admin schemas');
   }
   return compiled;
-}
-
-/** JSON Pointer `/rateLimit/rpm` → `rateLimit.rpm`, `/scopes/1` → `scopes[1]`; the missing or unknown field included. */
-function pathOf(err: ErrorObject): string {
-  const parts = err.instancePath.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
-  if (err.keyword === 'additionalProperties') parts.push((err.params as { additionalProperty: string }).additionalProperty);
-  if (err.keyword === 'required') parts.push((err.params as { missingProperty: string }).missingProperty);
-  let out = '';
-  for (const p of parts) out += /^\d+$/.test(p) ? `[${p}]` : out ? `.${p}` : p;
-  return out;
 }
 
 function problemOf(err: ErrorObject): string {
@@ -137,7 +124,7 @@ export function checkBody<K extends keyof Bodies>(schema: K, body: unknown): Bod
   const validate = validators()[schema] as ValidateFunction<Bodies[K]>;
   if (validate(body)) return body;
   const first = validate.errors![0]!;
-  const path = pathOf(first);
+  const path = schemaErrorPath(first);
   if (path === '') throw errors.adminBodyNotObject();
   throw errors.adminFieldInvalid(path, problemOf(first));
 }

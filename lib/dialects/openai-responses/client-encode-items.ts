@@ -13,8 +13,9 @@
 //   whose `action` is the arguments (shell_call_command.added / .delta / .done per command); the
 //   `apply_patch` tool → an `apply_patch_call` item whose `operation` is the arguments
 //   (apply_patch_call_operation_diff.delta / .done). These three are written when the call is
-//   complete (their arguments must be whole to be read); shell and apply_patch calls are announced
-//   (output_item.added) only then, and a stream cut before leaves no half item in `output`.
+//   complete (their arguments must be whole to be read; client-encode-calls.ts); shell and
+//   apply_patch calls are announced (output_item.added) only then, and a stream cut before leaves
+//   no half item in `output`.
 // - thinking block → a `reasoning` item: reasoning_summary_part.added,
 //   reasoning_summary_text.delta…, .done, reasoning_summary_part.done. Its `encrypted_content`
 //   (only when `include` has `reasoning.encrypted_content`): the original encrypted_content for a
@@ -25,14 +26,15 @@
 //   (client-encode-search.ts); url-citation → a `url_citation` annotation of the message's text.
 // - opaque block from a Responses upstream (hosted tool calls, custom_tool_call, shell_call, …) →
 //   that item as the provider sent it (output_item.added + done); other opaque blocks are dropped.
-import type { CanonicalBlock, JsonObject, JsonValue, NativeFrame, UrlCitation } from '../../chunks.js';
+import type { CanonicalBlock, JsonObject, NativeFrame, UrlCitation } from '../../chunks.js';
 import { asArray, isObject } from '../../json/values.js';
 import { toolArguments } from '../../openai/client.js';
 import { emitWebSearch, urlCitationAnnotation } from './client-encode-search.js';
 import { doneFrames, throughText } from './client-encode-through.js';
 import { encodeAnthropicThinking, summaryOf } from './client-state.js';
 import type { ResponsesFacts } from './client-validate.js';
-import { patchOperation, shellAction, type ClientTool, type ClientToolKind } from './client-tools.js';
+import type { ClientTool } from './client-tools.js';
+import { closeCall, ID_PREFIX, withNamespace, type ItemWriter } from './client-encode-calls.js';
 import { decodeReasoningSignature, isResponsesSignature, reasoningInputItem } from '../../translate/reasoning-state.js';
 
 type Block =
@@ -48,10 +50,11 @@ type Block =
  */
 export type EmitEvent = (type: string, fields: JsonObject | string) => void;
 
-export class OutputItems {
+/** Also the ItemWriter the call items (client-encode-calls.ts) are written through. */
+export class OutputItems implements ItemWriter {
   private readonly facts: ResponsesFacts;
   private readonly base: string;
-  private readonly emit: EmitEvent;
+  readonly emit: EmitEvent;
   /** the items in output order, as they are now */
   readonly output: JsonObject[] = [];
   /** an item's JSON text, when its done event was written with upstream bytes (that item's JSON value) */
@@ -69,12 +72,12 @@ export class OutputItems {
     return `${prefix}_${this.base}_${this.nextItem++}`;
   }
 
-  private added(out: number, item: JsonObject): void {
+  added(out: number, item: JsonObject): void {
     this.output[out] = item;
     this.emit('response.output_item.added', { output_index: out, item });
   }
 
-  private done(out: number, item: JsonObject): void {
+  done(out: number, item: JsonObject): void {
     this.output[out] = item;
     this.emit('response.output_item.done', { output_index: out, item });
   }
@@ -200,7 +203,7 @@ export class OutputItems {
         return;
       }
       case 'call':
-        this.closeCall(b, toolArguments(b.json, b.input));
+        closeCall(this, b, toolArguments(b.json, b.input));
         return;
       case 'reasoning': {
         if (b.partOpen) {
@@ -227,47 +230,6 @@ export class OutputItems {
     return typeof namespace === 'string' ? { kind: 'function', name, namespace } : { kind: 'function', name };
   }
 
-  private closeCall(b: Extract<Block, { kind: 'call' }>, args: string): void {
-    const at = { item_id: b.id, output_index: b.out };
-    const { target } = b;
-    switch (target.kind) {
-      case 'function':
-        if (!b.streamed && args !== '') this.emit('response.function_call_arguments.delta', { ...at, delta: args });
-        this.emit('response.function_call_arguments.done', { ...at, arguments: args });
-        this.done(b.out, withNamespace({ id: b.id, type: 'function_call', status: 'completed', arguments: args, call_id: b.callId, name: target.name }, target));
-        return;
-      case 'custom': {
-        const input = customInput(args);
-        this.emit('response.custom_tool_call_input.delta', { ...at, delta: input });
-        this.emit('response.custom_tool_call_input.done', { ...at, input });
-        this.done(b.out, withNamespace({ id: b.id, type: 'custom_tool_call', status: 'completed', call_id: b.callId, name: target.name, input }, target));
-        return;
-      }
-      case 'shell': {
-        const action = shellAction(parseObject(args));
-        this.added(b.out, { id: b.id, type: 'shell_call', status: 'in_progress', call_id: b.callId, action: { ...action, commands: [] }, environment: null });
-        const commands = action.commands as string[];
-        commands.forEach((command, i) => {
-          this.emit('response.shell_call_command.added', { output_index: b.out, command_index: i, command: '' });
-          this.emit('response.shell_call_command.delta', { output_index: b.out, command_index: i, delta: command });
-          this.emit('response.shell_call_command.done', { output_index: b.out, command_index: i, command });
-        });
-        this.done(b.out, { id: b.id, type: 'shell_call', status: 'completed', call_id: b.callId, action, environment: null });
-        return;
-      }
-      case 'apply_patch': {
-        const operation = patchOperation(parseObject(args));
-        const diff = operation.diff;
-        this.added(b.out, { id: b.id, type: 'apply_patch_call', status: 'in_progress', call_id: b.callId, operation: typeof diff === 'string' ? { ...operation, diff: '' } : operation });
-        if (typeof diff === 'string') {
-          if (diff !== '') this.emit('response.apply_patch_call_operation_diff.delta', { ...at, delta: diff });
-          this.emit('response.apply_patch_call_operation_diff.done', { ...at, diff });
-        }
-        this.done(b.out, { id: b.id, type: 'apply_patch_call', status: 'completed', call_id: b.callId, operation });
-      }
-    }
-  }
-
   private reasoningItem(b: Extract<Block, { kind: 'reasoning' }>): JsonObject {
     const item: JsonObject = { id: b.id, type: 'reasoning', status: 'completed', summary: summaryOf([b.text]) };
     let encrypted: string | undefined;
@@ -283,34 +245,4 @@ export class OutputItems {
     if (encrypted !== undefined && encrypted !== '' && this.facts.includeEncrypted) item.encrypted_content = encrypted;
     return item;
   }
-}
-
-const ID_PREFIX: Readonly<Record<ClientToolKind, string>> = { function: 'fc', custom: 'ctc', shell: 'sh', apply_patch: 'apc' };
-
-function withNamespace(item: JsonObject, target: ClientTool): JsonObject {
-  if (target.namespace !== undefined) item.namespace = target.namespace;
-  return item;
-}
-
-/** The arguments of a call as an object ({} when they are not one). */
-function parseObject(args: string): JsonObject {
-  try {
-    const v = JSON.parse(args) as JsonValue;
-    return isObject(v) ? v : {};
-  } catch {
-    return {};
-  }
-}
-
-/** The `input` string of a custom tool called through a function declared as `{input: string}`. */
-function customInput(args: string): string {
-  try {
-    const parsed: unknown = JSON.parse(args);
-    if (typeof parsed === 'object' && parsed !== null && typeof (parsed as Record<string, unknown>).input === 'string') {
-      return (parsed as Record<string, string>).input!;
-    }
-  } catch {
-    // not JSON: the model wrote the raw input
-  }
-  return args;
 }
