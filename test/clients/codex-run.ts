@@ -4,12 +4,12 @@
 // model catalog entry), runs `codex exec` in an empty working directory, then writes what happened
 // (and the files the run left there) to a JSON file and stops the gateway. Argument: JSON
 // `{bin, out, model, prompt}`.
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startGateway, TEST_KEY, type RunningGateway } from '../helpers/gateway.js';
 import { clientsConfig } from './config.js';
+import { commandLine, runClient } from './client-process.js';
 import { CODEX_TIMEOUT_S, codexHome, type RunResult } from './codex.js';
 
 interface Spec {
@@ -25,7 +25,6 @@ if (process.argv[2] === undefined) {
   process.exit(0);
 }
 const spec = JSON.parse(process.argv[2]) as Spec;
-const quote = (s: string): string => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
 
 function filesIn(dir: string): Record<string, string> {
   const out: Record<string, string> = {};
@@ -47,28 +46,8 @@ async function main(): Promise<RunResult> {
     result.config = readFileSync(join(home, 'config.toml'), 'utf8');
     const env: Record<string, string> = { CODEX_HOME: home, GATEWAY_API_KEY: TEST_KEY, HOME: home };
     const args = ['exec', '--skip-git-repo-check', '--dangerously-bypass-approvals-and-sandbox', spec.prompt];
-    result.command = `${Object.entries(env).map(([k, v]) => `${k}=${quote(v)}`).join(' ')} timeout ${CODEX_TIMEOUT_S} codex ${args.map(quote).join(' ')}`;
-    const started = Date.now();
-    await new Promise<void>((resolve) => {
-      // a clean environment: nothing of the caller's (keys, proxies, OPENAI_* settings) leaks in
-      const child = spawn('timeout', ['-k', '5', String(CODEX_TIMEOUT_S), spec.bin, ...args], {
-        cwd: work,
-        env: { PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin', LANG: 'C.UTF-8', ...env },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      child.stdout.on('data', (c: Buffer) => (result.stdout += c.toString()));
-      child.stderr.on('data', (c: Buffer) => (result.stderr += c.toString()));
-      child.on('error', (err) => {
-        result.error = String(err);
-        resolve();
-      });
-      child.on('close', (code, signal) => {
-        result.exit = code;
-        result.signal = signal;
-        resolve();
-      });
-    });
-    result.ms = Date.now() - started;
+    result.command = commandLine(env, CODEX_TIMEOUT_S, 'codex', args);
+    Object.assign(result, await runClient(spec.bin, args, { cwd: work, env, timeoutS: CODEX_TIMEOUT_S }));
     result.files = filesIn(work);
     result.sim = (await gw.simRequests()) as RunResult['sim'];
   } catch (err) {

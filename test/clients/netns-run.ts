@@ -3,14 +3,12 @@
 // it in a fresh work folder with a fresh HOME (the client's environment is the spec's and nothing
 // of the caller's: no keys, proxies or settings leak in), then writes what happened to a JSON file
 // and stops the gateway. Argument: the path of a JSON RunSpec.
-import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { startGateway, type RunningGateway } from '../helpers/gateway.js';
+import { commandLine, runClient } from './client-process.js';
 import { CLIENT_TIMEOUT_S, GATEWAY_URL, type ClientRun, type RunSpec } from './tier.js';
-
-const quote = (s: string): string => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
 
 function listFiles(root: string, rel = '', out: Record<string, string> = {}): Record<string, string> {
   for (const name of readdirSync(join(root, rel))) {
@@ -40,27 +38,8 @@ async function run(spec: RunSpec): Promise<ClientRun> {
     const env = Object.fromEntries(Object.entries(spec.env).map(([k, v]) => [k, fill(v)]));
     const args = spec.args.map(fill);
     result.env = env;
-    result.command = `${Object.entries(env).map(([k, v]) => `${k}=${quote(v)}`).join(' ')} timeout ${timeoutS} ${quote(spec.bin)} ${args.map(quote).join(' ')}`;
-    const started = Date.now();
-    await new Promise<void>((resolve) => {
-      const child = spawn('timeout', ['-k', '5', String(timeoutS), spec.bin, ...args], {
-        cwd: work,
-        env: { PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin', LANG: 'C.UTF-8', HOME: home, ...env },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      child.stdout.on('data', (c: Buffer) => (result.stdout += c.toString()));
-      child.stderr.on('data', (c: Buffer) => (result.stderr += c.toString()));
-      child.on('error', (err) => {
-        result.error = String(err);
-        resolve();
-      });
-      child.on('close', (code, signal) => {
-        result.exit = code;
-        result.signal = signal;
-        resolve();
-      });
-    });
-    result.ms = Date.now() - started;
+    result.command = commandLine(env, timeoutS, spec.bin, args);
+    Object.assign(result, await runClient(spec.bin, args, { cwd: work, env: { HOME: home, ...env }, timeoutS }));
     result.sim = await gw.simRequests();
     result.files = listFiles(work);
   } catch (err) {
