@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { checkReferences } from './config-references.js';
 import { errors } from './errors/index.js';
+import { dropParamProblem } from './providers/drop-params.js';
 import { loadPrebuiltValidators, schemaErrorPath } from './validate/schema-validators.js';
 import type { QualityProfile } from './router/router-api.js';
 import { checkWebSearchConfig } from './search/config-check.js';
@@ -27,6 +28,8 @@ export interface ProviderConfig {
   timeoutMs?: number;
   idleTimeoutMs?: number;
   headers?: Record<string, string>;
+  /** top-level request members never sent to this provider (lib/providers/drop-params.ts) */
+  dropParams?: string[];
 }
 
 export interface DeploymentConfig {
@@ -212,6 +215,10 @@ function crossCheck(config: Config): void {
     if (providerIds.has(p.id)) throw errors.configInvalid(`providers[${i}].id: duplicate provider id "${p.id}"`);
     providerIds.add(p.id);
     if (!p.simulated && !p.baseUrl) throw errors.configInvalid(`providers[${i}].baseUrl: is required unless "simulated" is true`);
+    p.dropParams?.forEach((name, j) => {
+      const problem = dropParamProblem(name);
+      if (problem !== null) throw errors.configInvalid(`providers[${i}].dropParams[${j}]: ${problem}`);
+    });
   });
   const names = new Map<string, string>();
   const claim = (name: string, owner: string, path: string): void => {

@@ -14,6 +14,7 @@ import type { Failure } from '../lib/providers/failover.js';
 import { header } from '../lib/providers/failover.js';
 import { failover, type FailoverCall, type Send } from '../lib/providers/failover-loop.js';
 import { answerCheck, type AnswerCheck } from '../lib/providers/answer-check.js';
+import { withoutParams } from '../lib/providers/drop-params.js';
 import { encodeUpstreamRequest, canEncode, type EncodedCall } from '../lib/dialects/index.js';
 import type { HeadersNote, Upstream, UpstreamNote } from '../lib/notes.js';
 import type { ProviderHandle, ProviderPool } from '../lib/providers/pool.js';
@@ -78,7 +79,9 @@ class TextCall implements FailoverCall<never> {
 
   prepare(deployment: Deployment, handle: ProviderHandle, pool: ProviderPool): Send | undefined {
     if (!canEncode(this.routed.request.source, deployment.api)) return undefined;
-    const upstreamCall = encodeUpstreamRequest(this.routed, deployment);
+    const encoded = encodeUpstreamRequest(this.routed, deployment);
+    const drop = handle.config.dropParams;
+    const upstreamCall = drop === undefined || drop.length === 0 ? encoded : withoutParams(encoded, drop);
     this.sent = upstreamCall;
     const headers = requestHeaders(upstreamCall, handle);
     return (signal) => pool.open(handle, handle.transport.path(deployment.api), { headers, body: upstreamCall.body, signal });
