@@ -112,6 +112,37 @@ t.test('failure modes §3', async (t) => {
     t.equal(sent.reasoning_content, 'Thinking it over.', 'assistant tool-call message carries reasoning_content');
   });
 
+  t.test('F23 reasoning held by a Chat client (reasoning_details, as returned) is replayed as reasoning_content to a Chat upstream', async (t) => {
+    const first = await send(gw, 'chat', { model: modelId('c-reasoning'), messages: [{ role: 'user', content: 'go' }], tools: TOOLS_CHAT });
+    t.equal(first.status, 200, first.text.slice(0, 200));
+    const assistant = first.json.choices[0].message;
+    t.ok(Array.isArray(assistant.reasoning_details), 'the answer carries reasoning_details');
+    const back = await send(gw, 'chat', {
+      model: modelId('c-echo'),
+      messages: [{ role: 'user', content: 'go' }, assistant, { role: 'tool', tool_call_id: assistant.tool_calls[0].id, content: 'a.txt' }],
+      tools: TOOLS_CHAT,
+    });
+    t.equal(back.status, 200, back.text.slice(0, 200));
+    const sent = lastBody('c-echo').messages[1];
+    t.equal(sent.reasoning_content, 'Thinking it over.', 'assistant tool-call message carries reasoning_content');
+    t.equal(sent.reasoning_details, undefined, 'the gateway\'s own round-trip state does not go upstream');
+  });
+
+  t.test('F23 reasoning held by a Responses client (its reasoning item, as returned) is replayed as reasoning_content to a Chat upstream', async (t) => {
+    const tools = [{ type: 'function', name: 'bash', parameters: TOOLS_CHAT[0]!.function.parameters }];
+    // as Codex asks (store: false): the reasoning comes back only as encrypted content
+    const first = await send(gw, 'responses', { model: modelId('c-reasoning'), input: 'go', tools, store: false, include: ['reasoning.encrypted_content'] });
+    t.equal(first.status, 200, first.text.slice(0, 200));
+    const output = first.json.output as any[];
+    const call = output.find((i) => i.type === 'function_call');
+    t.ok(output.some((i) => i.type === 'reasoning' && typeof i.encrypted_content === 'string'), 'the answer carries a reasoning item with encrypted_content');
+    const back = await send(gw, 'responses', { model: modelId('c-echo'), input: [{ role: 'user', content: 'go' }, ...output, { type: 'function_call_output', call_id: call.call_id, output: 'a.txt' }], tools });
+    t.equal(back.status, 200, back.text.slice(0, 200));
+    const sent = lastBody('c-echo').messages.find((m: any) => m.role === 'assistant');
+    t.equal(sent.reasoning_content, 'Thinking it over.', 'assistant tool-call message carries reasoning_content');
+    t.equal(sent.reasoning_details, undefined, 'the gateway\'s own round-trip state does not go upstream');
+  });
+
   t.test('F21 a Messages client switching to Claude mid-session: thinking the gateway made from reasoning_content is not sent to Claude', async (t) => {
     const m = await send(gw, 'messages', { model: modelId('c-reasoning'), max_tokens: 2000, stream: true, messages: [{ role: 'user', content: 'go' }], tools: TOOLS_MSG });
     const blocks = accumulateMessages(m).blocks;

@@ -15,7 +15,8 @@
 // - assistant `reasoning` / `reasoning_details` (the gateway's round-trip state) and the
 //   response-side fields a returned message carries back (`parsed`, `annotations`, `audio`,
 //   `function_call`, `refusal: null`, a call's `parsed_arguments`: decisions §10) are removed from
-//   the messages that carry them; other messages are not copied;
+//   the messages that carry them; other messages are not copied. Reasoning a Chat upstream wrote
+//   (held by the client in `reasoning_details`) goes back as `reasoning_content` (F23);
 // - the client fields `cache_control` and a tool message's `name` are removed (client-fields.ts).
 // The body goes upstream as the client's bytes with only those top-level members edited
 // (lib/json/edit-members.ts): usually `model`, an added `max_completion_tokens` and, streaming, an
@@ -26,6 +27,7 @@ import type { EncodedCall, UpstreamCall } from '../dialect.js';
 import { editedBody } from '../../json/edit-members.js';
 import { withoutClientFields } from './client-fields.js';
 import { chatReasoning } from './validate.js';
+import { isChatReasoningSignature } from '../../translate/reasoning-state.js';
 
 const DROPPED = [
   'max_tokens', 'max_completion_tokens', 'reasoning', 'reasoning_effort', 'stream_options', 'metadata', 'store', 'service_tier',
@@ -52,7 +54,24 @@ function plainCalls(calls: JsonValue[]): JsonValue[] {
   });
 }
 
-/** Messages without the round-trip-only fields; the input array itself when none carries them. */
+/**
+ * The reasoning a Chat upstream wrote (`reasoning_content`, DeepSeek / Kimi / vLLM reasoning
+ * parsers), as the client holds it: `reasoning_details` entries signed CHAT_REASONING_SIGNATURE (a
+ * Responses client's reasoning item arrives here as the same entries). '' when there is none.
+ */
+function chatReasoningText(details: JsonValue | undefined): string {
+  if (!Array.isArray(details)) return '';
+  let text = '';
+  for (const d of details) if (isObject(d) && d.type === 'reasoning.text' && isChatReasoningSignature(d.signature) && typeof d.text === 'string') text += d.text;
+  return text;
+}
+
+/**
+ * Messages without the round-trip-only fields; the input array itself when none carries them.
+ * Reasoning a Chat upstream wrote goes back as the message's `reasoning_content`, which
+ * thinking-mode Chat models refuse a tool-call turn without (FAILURE-MODES F23), unless the client
+ * sent `reasoning_content` itself.
+ */
 function upstreamMessages(messages: JsonValue | undefined): JsonValue | undefined {
   if (!Array.isArray(messages)) return messages;
   let out: JsonValue[] | undefined;
@@ -61,7 +80,9 @@ function upstreamMessages(messages: JsonValue | undefined): JsonValue | undefine
     if (!isObject(m) || (!ROUND_TRIP_ONLY.some((k) => m[k] !== undefined) && m.refusal !== null && !hasParsedArguments(m.tool_calls))) continue;
     out ??= messages.slice();
     const rest: JsonObject = { ...m };
+    const reasoning = rest.reasoning_content === undefined ? chatReasoningText(rest.reasoning_details) : '';
     for (const k of ROUND_TRIP_ONLY) delete rest[k];
+    if (reasoning !== '') rest.reasoning_content = reasoning;
     if (rest.refusal === null) delete rest.refusal; // a refusal the model gave is history; a null says nothing
     if (hasParsedArguments(rest.tool_calls)) rest.tool_calls = plainCalls(rest.tool_calls);
     out[i] = rest;
