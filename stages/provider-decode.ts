@@ -49,7 +49,11 @@ export function providerDecode(opts: ProviderDecodeOptions = {}): Stage<Upstream
         decoder = start.decoder;
         return start.events;
       }
-      decoder ??= resolve(ctx);
+      if (decoder === undefined) {
+        decoder = resolve(ctx);
+        // the first message is not CHECKED_START: sse-decode read the checked start itself
+        if (checked !== undefined && checked.kind === 'start') checked = undefined;
+      }
       if (msg.kind === 'sse') return decoder.sse(msg);
       const json = checked;
       checked = undefined;

@@ -154,7 +154,11 @@ class StreamCheck implements AnswerCheck {
 /** a whole body at once: no state between calls, so one decoder serves every answer */
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
-/** A JSON answer is read whole, and decoded here: sse-decode takes the text of these bytes (`handOff`). */
+/**
+ * A JSON answer is read whole: its chunks are joined once, here, and that Buffer is what the failover
+ * loop hands on (`holdBack`), so that sse-decode knows it for the very bytes decoded here and takes
+ * their text and events (`handOff`) instead of joining and decoding them again.
+ */
 class JsonCheck implements AnswerCheck {
   private readonly chunks: Buffer[] = [];
   private size = 0;
@@ -198,8 +202,9 @@ export function answerCheck(upstream: Upstream): AnswerCheck | undefined {
 /**
  * Read `body` until `check` says the answer began well, or until it ended: what was read, in one
  * piece (null for none; joined, since each chunk handed on separately costs a step through the
- * chain, more than the copy of a preamble). Throws the body's failure (a reset, the idle timeout,
- * an abort) or the check's, after stopping the call.
+ * chain, more than the copy of a preamble; a JSON answer as the check joined it: sse-decode knows
+ * those very bytes and takes their text from the check). Throws the body's failure (a reset, the
+ * idle timeout, an abort) or the check's, after stopping the call.
  */
 export async function holdBack(body: AsyncIterableIterator<Buffer>, check: AnswerCheck): Promise<Buffer | null> {
   const held: Buffer[] = [];
@@ -209,6 +214,8 @@ export async function holdBack(body: AsyncIterableIterator<Buffer>, check: Answe
       const r = await body.next();
       if (r.done === true) {
         check.end();
+        const decoded = check.handOff();
+        if (decoded?.kind === 'json') return decoded.bytes;
         break;
       }
       held.push(r.value);
