@@ -35,14 +35,7 @@ function cutInsideCharacters(body: string): Buffer[] {
   const bytes = Buffer.from(body, 'utf8');
   const cuts = [['é', 1], ['☕', 2], ['😀', 3], ['😀', 1]].map(([ch, k]) => bytes.indexOf(Buffer.from(ch as string, 'utf8'), bytes.indexOf('"Caf')) + (k as number));
   cuts.sort((a, b) => a - b);
-  const pieces: Buffer[] = [];
-  let from = 0;
-  for (const at of cuts) {
-    pieces.push(bytes.subarray(from, at));
-    from = at;
-  }
-  pieces.push(bytes.subarray(from));
-  return pieces;
+  return [0, ...cuts].map((from, i) => bytes.subarray(from, cuts[i])); // the last piece goes to the end
 }
 
 /** the first request to `name` gets the body whole, the next one in pieces, and so on */
