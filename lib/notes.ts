@@ -7,13 +7,15 @@
 //   routed    route          the routed request            → encoders (model, stream), settle
 //   reserved  reserve-credits the credit hold              → settle (ends it exactly once)
 //   headers   reserve-credits rate-limit headers; dispatch the upstream's request id → response writer
-//   upstream  dispatch       which deployment answered, how, and when → decoders, integrity, settle
+//   upstream  dispatch       which deployment answered, how, and when; what its answer check
+//                            decoded of it (`checked`)     → decoders, integrity, settle
 //   usage     integrity      validated usage so far        → encoders (cost), settle (charge)
 //   failed    integrity      the provider's in-band error   → settle (record and charge as failed)
 //   head      encoder        status, content headers, whole-document, keep-alive → response writer
 //   search    search-offer   the request as offered the search function → search-loop
 import type { RoutedRequest, SearchPlan, Usage } from './chunks.js';
 import type { GatewayError } from './errors.js';
+import type { CheckedAnswer } from './providers/checked-answer.js';
 import type { UpstreamTiming } from './request-log.js';
 import type { Reservation } from './store/types.js';
 
@@ -50,6 +52,11 @@ export interface HeadersNote {
 export interface UpstreamNote {
   readonly note: 'upstream';
   readonly upstream: Upstream | null;
+  /**
+   * What the answer check decoded of the answer while it held it back (lib/providers/checked-answer.ts):
+   * sse-decode and provider-decode take it instead of decoding those bytes again. Undefined for nothing.
+   */
+  readonly checked?: CheckedAnswer | undefined;
 }
 
 /** The validated usage so far (cumulative: each note replaces the one before). */

@@ -1,16 +1,16 @@
 // UpstreamMessage → CanonicalEvent with the upstream dialect's decoder (the registry, lib/dialects/index.ts).
 // The dialect is resolved once, on the first message: by default from the provider that answered
 // (dispatch's `upstream` note), or from the `dialect` option (offline replay, tests). A JSON answer
-// was decoded already by dispatch's answer check, by the same decoder: its events are taken from
-// there (lib/providers/answer-check.ts `checkedAnswer`), not parsed a second time; so are the frames
-// of a stream up to its first content frame, when sse-decode skipped them (its CHECKED_START message):
+// was decoded already by dispatch's answer check, by the same decoder: its events come with the same
+// note (`checked`, lib/providers/checked-answer.ts), not parsed a second time; so do the frames of a
+// stream up to its first content frame, when sse-decode skipped them (its CHECKED_START message):
 // their events come first, and the check's decoder, whose state follows them, reads the rest.
 import type { CanonicalEvent, DialectName, UpstreamMessage } from '../lib/chunks.js';
 import type { RequestContext } from '../lib/context.js';
 import { upstreamDecoders, upstreamDialect, type UpstreamDecoder } from '../lib/dialects/index.js';
 import { errors } from '../lib/errors/index.js';
 import type { Upstream } from '../lib/notes.js';
-import { CHECKED_START, checkedAnswer, takeSkippedStart } from '../lib/providers/answer-check.js';
+import { CHECKED_START, type CheckedAnswer, type CheckedStart } from '../lib/providers/checked-answer.js';
 import type { Stage } from '../lib/stage.js';
 
 export interface ProviderDecodeOptions {
@@ -21,6 +21,8 @@ export interface ProviderDecodeOptions {
 export function providerDecode(opts: ProviderDecodeOptions = {}): Stage<UpstreamMessage, CanonicalEvent> {
   let decoder: UpstreamDecoder | undefined;
   let upstream: Upstream | null = null;
+  /** what the answer check decoded of the answer (the `upstream` note), until taken */
+  let checked: CheckedAnswer | undefined;
 
   function resolve(ctx: RequestContext): UpstreamDecoder {
     const dialect = opts.dialect ? opts.dialect(ctx, upstream) : upstreamDialect(upstream);
@@ -33,20 +35,30 @@ export function providerDecode(opts: ProviderDecodeOptions = {}): Stage<Upstream
   return {
     name: 'provider-decode',
     note(n) {
-      if (n.note === 'upstream') upstream = n.upstream;
+      if (n.note === 'upstream') {
+        upstream = n.upstream;
+        checked = n.checked;
+      }
     },
     step(msg, ctx) {
       if (msg === CHECKED_START) {
-        // first of all: sse-decode skipped the frames the answer check decoded (and registered them
-        // for this upstream before outputting the message); the check's decoder goes on
-        const checked = takeSkippedStart(upstream!)!;
-        decoder = checked.decoder;
-        return checked.events;
+        // first of all: sse-decode skipped the frames of the start the answer check decoded (the
+        // same note's); the check's decoder goes on
+        const start = checked as CheckedStart;
+        checked = undefined;
+        decoder = start.decoder;
+        return start.events;
       }
-      decoder ??= resolve(ctx);
+      if (decoder === undefined) {
+        decoder = resolve(ctx);
+        // the first message is not CHECKED_START: sse-decode read the checked start itself
+        if (checked !== undefined && checked.kind === 'start') checked = undefined;
+      }
       if (msg.kind === 'sse') return decoder.sse(msg);
-      const checked = upstream !== null && opts.dialect === undefined ? checkedAnswer(upstream, msg.body) : undefined;
-      return checked ?? decoder.json(msg.body);
+      const json = checked;
+      checked = undefined;
+      if (json !== undefined && json.kind === 'json' && opts.dialect === undefined && json.body === msg.body) return json.events;
+      return decoder.json(msg.body);
     },
     flush() {
       return decoder?.end?.();

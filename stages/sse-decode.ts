@@ -8,17 +8,18 @@
 // that is not whitespace or a UTF-8 BOM decides — `{` or `[` is a JSON body, anything else
 // (`event:`, `data:`, a `:` comment) an event stream.
 //
-// What dispatch's answer check decoded already is not decoded again (lib/providers/answer-check.ts):
-// the whole frames at the start of a stream it read up to the first content frame are skipped (their
-// events go to provider-decode from the check), and a JSON body made of the very chunks the check
-// read is the text it decoded.
+// What dispatch's answer check decoded already, handed on as the `upstream` note's `checked`
+// (lib/providers/checked-answer.ts), is not decoded again: the whole frames at the start of a stream
+// it read up to the first content frame are skipped (CHECKED_START goes in their place: provider-decode
+// outputs their events from the same note), and a JSON body that is the very Buffer the check decoded
+// is the text it decoded.
 import { createParser, type EventSourceParser } from 'eventsource-parser';
 import type { UpstreamMessage } from '../lib/chunks.js';
 import type { RequestContext } from '../lib/context.js';
 import type { GatewayError } from '../lib/errors.js';
 import { errors } from '../lib/errors/index.js';
 import type { Upstream } from '../lib/notes.js';
-import { CHECKED_START, checkedBody, startSkipped, takeCheckedStart } from '../lib/providers/answer-check.js';
+import { CHECKED_START, type CheckedAnswer } from '../lib/providers/checked-answer.js';
 import type { Stage } from '../lib/stage.js';
 import { Utf8Stream } from '../lib/utf8-stream.js';
 
@@ -66,6 +67,8 @@ export function sseDecode(opts: SseDecodeOptions = {}): Stage<Buffer, UpstreamMe
   let parser: EventSourceParser | undefined;
   /** the deployment that answered (dispatch's `upstream` note) */
   let upstream: Upstream | null = null;
+  /** what the answer check decoded of it (the same note), until taken */
+  let checked: CheckedAnswer | undefined;
   /** the text fed so far ended with a CR: the parser waits to see whether an LF follows */
   let endsInCr = false;
   /** bytes at the start of the stream the answer check decoded already: skipped */
@@ -113,12 +116,11 @@ export function sseDecode(opts: SseDecodeOptions = {}): Stage<Buffer, UpstreamMe
    * it is longer than an event may be (its frames must meet this stage's bound: read them again).
    */
   function skipCheckedStart(): boolean {
-    if (upstream === null) return false;
-    const start = takeCheckedStart(upstream);
-    if (start === undefined || start.bytes > maxEventSize) return false;
+    const start = checked;
+    checked = undefined;
+    if (start === undefined || start.kind !== 'start' || start.bytes > maxEventSize) return false;
     skip = start.bytes;
     utf8.readBefore();
-    startSkipped(upstream, start);
     return true;
   }
 
@@ -162,7 +164,10 @@ export function sseDecode(opts: SseDecodeOptions = {}): Stage<Buffer, UpstreamMe
   return {
     name: 'sse-decode',
     note(n) {
-      if (n.note === 'upstream') upstream = n.upstream;
+      if (n.note === 'upstream') {
+        upstream = n.upstream;
+        checked = n.checked;
+      }
     },
     step(chunk, ctx) {
       if (mode === 'sse') {
@@ -189,10 +194,11 @@ export function sseDecode(opts: SseDecodeOptions = {}): Stage<Buffer, UpstreamMe
     flush(ctx) {
       mode ??= decide(ctx, -1) ?? 'sse';
       if (mode === 'sse') return feedHeld(undefined);
-      const checked = upstream === null ? undefined : checkedBody(upstream, held);
-      if (checked !== undefined) {
+      const json = checked;
+      checked = undefined;
+      if (json !== undefined && json.kind === 'json' && held.length === 1 && held[0] === json.bytes) {
         held = [];
-        return [{ kind: 'json', body: checked }];
+        return [{ kind: 'json', body: json.body }];
       }
       const bytes = held.length === 1 ? held[0]! : Buffer.concat(held, heldBytes);
       held = [];

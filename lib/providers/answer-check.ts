@@ -13,14 +13,16 @@
 // The check is thrown away once the answer is good: the chunks after it go on untouched (the hot
 // path pays nothing per chunk), and of the chunk that brought the first content frame only the
 // frames up to it are decoded (the rest is validated as UTF-8: it was held too). A preamble past
-// MAX_PREAMBLE bytes goes on unchecked.
+// MAX_PREAMBLE bytes goes on unchecked. What it decoded goes on with the `upstream` note
+// (`handOff`, checked-answer.ts), so that the stages after dispatch do not decode it again.
 import { isUtf8 } from 'node:buffer';
 import { createParser, type EventSourceParser } from 'eventsource-parser';
-import type { CanonicalEvent, UpstreamMessage } from '../chunks.js';
+import type { CanonicalEvent } from '../chunks.js';
 import { upstreamDecoders, upstreamDialect, type UpstreamDecoder } from '../dialects/index.js';
 import { errors } from '../errors/index.js';
 import type { Upstream } from '../notes.js';
 import { Utf8Stream } from '../utf8-stream.js';
+import type { CheckedAnswer, CheckedJson, CheckedStart } from './checked-answer.js';
 
 /** a stream's preamble is a few hundred bytes; past this it goes on without a check */
 export const MAX_PREAMBLE = 1024 * 1024;
@@ -32,6 +34,11 @@ export interface AnswerCheck {
   feed(chunk: Buffer): boolean;
   /** The answer ended while held (a JSON answer always does): throws when it is not a good answer. */
   end(): void;
+  /**
+   * Once the answer began well: what the check decoded that the stages after dispatch can take
+   * instead of decoding it again (the `upstream` note carries it); undefined for nothing.
+   */
+  handOff(): CheckedAnswer | undefined;
 }
 
 /** Events that carry nothing generated yet: the answer is still in its preamble. */
@@ -64,51 +71,6 @@ function wholeSequencesEnd(chunk: Buffer, from: number): number {
   return end;
 }
 
-/**
- * What the check of a stream decoded, handed on so that sse-decode and provider-decode do not read
- * it again: the first `bytes` bytes of the answer (whole frames: they end after a blank line, LF LF,
- * where the event-stream parser holds nothing and no character is cut), the events the upstream
- * decoder made of them (the preamble and the first content frame), and that decoder, whose state
- * goes on from there. sse-decode takes it (`takeCheckedStart`), skips those bytes and outputs
- * CHECKED_START instead; provider-decode, given that, takes it (`takeSkippedStart`): the events are
- * handed on only if the bytes were skipped.
- */
-export interface CheckedStart {
-  bytes: number;
-  events: CanonicalEvent[];
-  decoder: UpstreamDecoder;
-}
-
-/**
- * The message sse-decode outputs in place of the frames it skipped (first, in the same step as the
- * chunk that held them, so their events go on when they did before): provider-decode outputs their
- * events for it. Recognised by identity; its shape is only that of an event of no data.
- */
-export const CHECKED_START: UpstreamMessage = Object.freeze({ kind: 'sse', event: undefined, data: '' });
-
-/** keyed by the `upstream` note of the answer (one object per answer, dropped with it) */
-const checkedStarts = new WeakMap<Upstream, CheckedStart>();
-const skippedStarts = new WeakMap<Upstream, CheckedStart>();
-
-/** sse-decode: what the check of `upstream`'s stream decoded (taken once); undefined when nothing is handed on. */
-export function takeCheckedStart(upstream: Upstream): CheckedStart | undefined {
-  const start = checkedStarts.get(upstream);
-  if (start !== undefined) checkedStarts.delete(upstream);
-  return start;
-}
-
-/** sse-decode skipped the bytes of `start`: provider-decode must hand its events on. */
-export function startSkipped(upstream: Upstream, start: CheckedStart): void {
-  skippedStarts.set(upstream, start);
-}
-
-/** provider-decode: the start sse-decode skipped for `upstream` (taken once), if it did. */
-export function takeSkippedStart(upstream: Upstream): CheckedStart | undefined {
-  const start = skippedStarts.get(upstream);
-  if (start !== undefined) skippedStarts.delete(upstream);
-  return start;
-}
-
 class StreamCheck implements AnswerCheck {
   private readonly utf8 = new Utf8Stream();
   private readonly parser: EventSourceParser;
@@ -118,11 +80,10 @@ class StreamCheck implements AnswerCheck {
   private readonly events: CanonicalEvent[] = [];
   /** the parser read a frame after the first content frame, in the same piece: no clean cut */
   private past = false;
+  /** the start decoded, once the first content frame ended a piece (a clean cut) */
+  private start: CheckedStart | undefined = undefined;
 
-  constructor(
-    private readonly decoder: UpstreamDecoder,
-    private readonly upstream: Upstream,
-  ) {
+  constructor(private readonly decoder: UpstreamDecoder) {
     this.parser = createParser({
       onEvent: (m) => {
         if (this.content) {
@@ -154,7 +115,7 @@ class StreamCheck implements AnswerCheck {
       from = to;
     }
     if (this.content && blank !== -1 && !this.past) {
-      checkedStarts.set(this.upstream, { bytes: before + from, events: this.events, decoder: this.decoder });
+      this.start = { kind: 'start', bytes: before + from, events: this.events, decoder: this.decoder };
     }
     if (from < chunk.length) this.validate(chunk, from);
     return this.content || this.size > MAX_PREAMBLE;
@@ -179,6 +140,10 @@ class StreamCheck implements AnswerCheck {
     if (whole < chunk.length) this.decode(chunk.subarray(whole));
   }
 
+  handOff(): CheckedStart | undefined {
+    return this.start;
+  }
+
   end(): void {
     if (this.content) return;
     if (contentIn(this.decoder.end?.() ?? [])) return;
@@ -190,50 +155,16 @@ class StreamCheck implements AnswerCheck {
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
 /**
- * A JSON answer the check decoded: its chunks, its text and its events, kept until the sse-decode
- * stage takes the text (`checkedBody`) and the provider-decode stage the events (`checkedAnswer`),
- * so that the answer is decoded and parsed once.
+ * A JSON answer is read whole: its chunks are joined once, here, and that Buffer is what the failover
+ * loop hands on (`holdBack`), so that sse-decode knows it for the very bytes decoded here and takes
+ * their text and events (`handOff`) instead of joining and decoding them again.
  */
-interface Decoded {
-  chunks: readonly Buffer[];
-  body: string;
-  events: CanonicalEvent[];
-}
-
-/** keyed by the `upstream` note of the answer (one object per answer, dropped with it) */
-const decodedAnswers = new WeakMap<Upstream, Decoded>();
-
-/**
- * The text the check decoded the JSON answer of `upstream` to, when `chunks` are the very chunks it
- * read (the same objects, in order: the failover loop hands the held chunks on as they came);
- * undefined otherwise (the caller decodes).
- */
-export function checkedBody(upstream: Upstream, chunks: readonly Buffer[]): string | undefined {
-  const decoded = decodedAnswers.get(upstream);
-  if (decoded === undefined || decoded.chunks.length !== chunks.length) return undefined;
-  for (let i = 0; i < chunks.length; i++) if (decoded.chunks[i] !== chunks[i]) return undefined;
-  return decoded.body;
-}
-
-/**
- * The events the check decoded the JSON answer of `upstream` to, when `body` is that answer's text
- * (taken once: a decoder's events are handed on once); undefined otherwise (the caller decodes).
- */
-export function checkedAnswer(upstream: Upstream, body: string): CanonicalEvent[] | undefined {
-  const decoded = decodedAnswers.get(upstream);
-  if (decoded === undefined) return undefined;
-  decodedAnswers.delete(upstream);
-  return decoded.body === body ? decoded.events : undefined;
-}
-
 class JsonCheck implements AnswerCheck {
   private readonly chunks: Buffer[] = [];
   private size = 0;
+  private decoded: CheckedJson | undefined = undefined;
 
-  constructor(
-    private readonly decoder: UpstreamDecoder,
-    private readonly upstream: Upstream,
-  ) {}
+  constructor(private readonly decoder: UpstreamDecoder) {}
 
   feed(chunk: Buffer): boolean {
     this.size += chunk.length;
@@ -243,15 +174,20 @@ class JsonCheck implements AnswerCheck {
   }
 
   end(): void {
+    const bytes = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks, this.size);
     let body: string;
     try {
-      body = UTF8.decode(this.chunks.length === 1 ? this.chunks[0] : Buffer.concat(this.chunks, this.size));
+      body = UTF8.decode(bytes);
     } catch (err) {
       throw errors.integrity('the response body is not valid UTF-8', err);
     }
     const events = this.decoder.json(body);
     contentIn(events);
-    decodedAnswers.set(this.upstream, { chunks: this.chunks, body, events });
+    this.decoded = { kind: 'json', bytes, body, events };
+  }
+
+  handOff(): CheckedJson | undefined {
+    return this.decoded;
   }
 }
 
@@ -260,14 +196,15 @@ export function answerCheck(upstream: Upstream): AnswerCheck | undefined {
   const dialect = upstreamDialect(upstream);
   const factory = dialect === undefined ? undefined : upstreamDecoders[dialect];
   if (factory === undefined) return undefined;
-  return upstream.stream ? new StreamCheck(factory(), upstream) : new JsonCheck(factory(), upstream);
+  return upstream.stream ? new StreamCheck(factory()) : new JsonCheck(factory());
 }
 
 /**
  * Read `body` until `check` says the answer began well, or until it ended: what was read, in one
  * piece (null for none; joined, since each chunk handed on separately costs a step through the
- * chain, more than the copy of a preamble). Throws the body's failure (a reset, the idle timeout, an abort) or the
- * check's, after stopping the call.
+ * chain, more than the copy of a preamble; a JSON answer as the check joined it: sse-decode knows
+ * those very bytes and takes their text from the check). Throws the body's failure (a reset, the
+ * idle timeout, an abort) or the check's, after stopping the call.
  */
 export async function holdBack(body: AsyncIterableIterator<Buffer>, check: AnswerCheck): Promise<Buffer | null> {
   const held: Buffer[] = [];
@@ -277,6 +214,8 @@ export async function holdBack(body: AsyncIterableIterator<Buffer>, check: Answe
       const r = await body.next();
       if (r.done === true) {
         check.end();
+        const decoded = check.handOff();
+        if (decoded?.kind === 'json') return decoded.bytes;
         break;
       }
       held.push(r.value);

@@ -6,11 +6,11 @@
 // start is held back until it shows content (lib/providers/answer-check.ts: a stream's first
 // content frame, a whole JSON answer that decodes), and silence, a reset, a cut, a malformed frame
 // or an in-band error before that moves on like a failed head. Then the answer goes out as an
-// `upstream` note (which deployment, how, and when) and its body: what was held in one piece, the
-// rest chunk by chunk from this one generator (the hot path: no extra hop or check per chunk), or
-// read whole by the caller's `answer`. If an answer read whole is lost, an `upstream: null` note
-// takes it back and the next deployment is tried. The upstream's request id goes out as a
-// `headers` note where the client's dialect shows it.
+// `upstream` note (which deployment, how, and when; what the check decoded of it, `checked`) and
+// its body: what was held in one piece, the rest chunk by chunk from this one generator (the hot
+// path: no extra hop or check per chunk), or read whole by the caller's `answer`. If an answer read
+// whole is lost, an `upstream: null` note takes it back and the next deployment is tried. The
+// upstream's request id goes out as a `headers` note where the client's dialect shows it.
 import type { Deployment, RoutedRequest } from '../chunks.js';
 import type { RequestContext } from '../context.js';
 import { dialects } from '../dialects/index.js';
@@ -176,7 +176,7 @@ export async function* failover<O>(ctx: RequestContext, routed: RoutedRequest, c
     const answered = upstreamOf(deployment, call.streams(res), requestId, timing);
     if (call.answer !== undefined) {
       let lost: TryNext | undefined;
-      yield { note: 'upstream', upstream: answered };
+      yield { note: 'upstream', upstream: answered, checked: undefined };
       const shown = upstreamIdHeaders(ctx, deployment.protocol, requestId);
       if (shown !== null) {
         shownId = requestId;
@@ -199,7 +199,7 @@ export async function* failover<O>(ctx: RequestContext, routed: RoutedRequest, c
       }
       failed(transportFailure(lost!.failure, deployment, whole));
       ctx.log.warn({ provider: deployment.providerId, err: errorCode(lost!.failure) }, 'upstream answer failed; trying the next deployment');
-      yield { note: 'upstream', upstream: null }; // nothing of it reached anyone: no provider work
+      yield { note: 'upstream', upstream: null, checked: undefined }; // nothing of it reached anyone: no provider work
       continue;
     }
     const check = call.check?.(answered);
@@ -227,7 +227,7 @@ export async function* failover<O>(ctx: RequestContext, routed: RoutedRequest, c
       }
     }
     call.committed?.();
-    yield { note: 'upstream', upstream: answered };
+    yield { note: 'upstream', upstream: answered, checked: check?.handOff() };
     const shown = upstreamIdHeaders(ctx, deployment.protocol, requestId);
     if (shown !== null) {
       shownId = requestId;
@@ -258,7 +258,7 @@ export async function* failover<O>(ctx: RequestContext, routed: RoutedRequest, c
       if (!(failure instanceof TryNext)) throw failure;
       failed(transportFailure(failure.failure, deployment, whole));
       ctx.log.warn({ provider: deployment.providerId, err: errorCode(failure.failure) }, 'upstream answer failed; trying the next deployment');
-      yield { note: 'upstream', upstream: null }; // nothing of it reached anyone: no provider work
+      yield { note: 'upstream', upstream: null, checked: undefined }; // nothing of it reached anyone: no provider work
     }
   }
   const error = call.exhausted(failures);

@@ -13,8 +13,8 @@ import { ROOT } from '../helpers/paths.js';
 export interface Canned {
   status?: number;
   headers?: Record<string, string>;
-  /** the body: one string, or pieces written `gapMs` apart */
-  body: string | string[];
+  /** the body: one string, or pieces written `gapMs` apart (a Buffer piece may cut a UTF-8 character) */
+  body: string | (string | Buffer)[];
   gapMs?: number;
   /** wait this long before the head (a slow upstream) */
   delayMs?: number;
@@ -77,7 +77,7 @@ export async function scriptedUpstream(script: Script): Promise<Upstream> {
     const pieces = typeof c.body === 'string' ? [c.body] : c.body;
     const headers: Record<string, string> = { ...(c.headers ?? SSE) };
     if (c.gzip) {
-      const z = gzipSync(Buffer.from(pieces.join(''), 'utf8'));
+      const z = gzipSync(Buffer.concat(pieces.map((p) => (typeof p === 'string' ? Buffer.from(p, 'utf8') : p))));
       res.writeHead(c.status ?? 200, { ...headers, 'content-encoding': 'gzip', 'content-length': String(z.length) });
       res.end(z);
       return;
