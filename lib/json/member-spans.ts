@@ -1,7 +1,8 @@
 // Where the members of a JSON object's text lie, for text already known to be valid JSON (a parsed
 // upstream answer): a native answer is written to the client as the upstream's text with a few
-// members spliced in (lib/dialects/openai-chat/through-json.ts), and these are the places. One pass that jumps over strings with indexOf (an answer's bulk is its text), so it costs
-// far less than a parse. Anything unexpected gives null (the caller re-encodes).
+// members spliced in (lib/dialects/*/through-json.ts, member-edits.ts), and these are the places. One
+// pass that jumps over strings with indexOf (an answer's bulk is its text), so it costs far less than
+// a parse. Anything unexpected gives null (the caller re-encodes).
 
 /** One member: where its key's opening quote, its value and the end of its value lie. */
 export type MemberSpan = readonly [key: number, value: number, end: number];
@@ -120,5 +121,23 @@ export function memberSpans(text: string, from = 0, path: readonly string[] = []
     if (c === 0x7d) return found.inner === undefined ? { members, close: at } : { members, close: at, inner: found.inner };
     if (c !== 0x2c) return null;
     at = skipSpace(text, at + 1);
+  }
+}
+
+/** Where each element of the JSON array whose `[` is at `at` starts; null on anything unexpected. */
+export function elementStarts(text: string, at: number): number[] | null {
+  if (text.charCodeAt(at) !== 0x5b) return null;
+  const starts: number[] = [];
+  let i = skipSpace(text, at + 1);
+  if (text.charCodeAt(i) === 0x5d) return starts;
+  for (;;) {
+    starts.push(i);
+    const end = valueEnd(text, i);
+    if (end < 0) return null;
+    i = skipSpace(text, end);
+    const c = text.charCodeAt(i);
+    if (c === 0x5d) return starts;
+    if (c !== 0x2c) return null;
+    i = skipSpace(text, i + 1);
   }
 }

@@ -2,7 +2,7 @@
 // places a native answer's changed members are spliced at. Each span's text must parse to the member's
 // own value, whatever the spacing, escapes and nesting, and the path's inner objects too.
 import t, { type Test } from 'tap';
-import { memberSpans } from '../../lib/json/member-spans.js';
+import { elementStarts, memberSpans, valueEnd } from '../../lib/json/member-spans.js';
 
 /** Each member's value as its span's text parses, and the key's text from its key offset. */
 function check(t: Test, text: string): void {
@@ -46,4 +46,16 @@ t.test('a path: the inner objects, each walked once', async (t) => {
 t.test('not an object: null', async (t) => {
   t.equal(memberSpans('[1]'), null);
   t.equal(memberSpans('"x"'), null);
+});
+
+t.test('elementStarts: where each element of an array begins', async (t) => {
+  for (const text of ['[]', ' [ ] ', '[1]', '[ {"a":"],"} , [1,[2]], "x\\\"]", null ,-2e5 ]', JSON.stringify([{ id: 'a', content: [{ text: '}' }] }, { id: 'b' }], null, 2)]) {
+    const at = text.indexOf('[');
+    const starts = elementStarts(text, at);
+    if (starts === null) return void t.fail(`no elements for ${text}`);
+    const want = JSON.parse(text) as unknown[];
+    t.same(starts.map((s) => JSON.parse(text.slice(s, valueEnd(text, s)))), want, `the elements of ${text.slice(0, 30)}`);
+  }
+  t.equal(elementStarts('{"a":1}', 0), null, 'not an array');
+  t.equal(elementStarts('[1 2]', 0), null, 'no comma');
 });
