@@ -13,16 +13,16 @@
 //   tokens too) and `gateway` with `cost` (USD, what settle charges). Usage is only on that event.
 // - an error before any frame is thrown (the client gets a JSON error body); after it, and on
 //   `fail`, `response.failed` with `error: {code, message}` ends the stream.
-// A plain Response of a Responses upstream (every event from its one `response` body) is written as
-// the upstream's text with the gateway's members written in instead (through-json.ts).
-import type { CanonicalEvent, NativeFrame } from '../../chunks.js';
+// A plain Response of a Responses upstream (every event from its one `response` body) keeps the
+// upstream's message text bytes (through-json.ts), as the streamed answer's terminal event does.
+import type { CanonicalEvent, JsonValue, NativeFrame } from '../../chunks.js';
 import type { GatewayError } from '../../errors.js';
 import type { EncoderInput } from '../../encoder-input.js';
 import type { Stage } from '../../stage.js';
 import type { JsonEncodeOptions, SseEncoderOptions } from '../dialect.js';
 import { integrityError } from '../../json/upstream.js';
 import { ResponseWriter } from './client-encode-writer.js';
-import { throughResponse } from './through-json.js';
+import { throughItems } from './through-json.js';
 
 export const RESPONSES_KEEPALIVE = ': keep-alive\n\n';
 
@@ -72,7 +72,8 @@ export function responsesJsonEncode(input: EncoderInput, _opts: JsonEncodeOption
       if (!w.started) throw integrityError('the response has no message');
       if (!w.ended) throw integrityError('the response ended before it was complete');
       const response = w.final();
-      return [(from == null ? null : throughResponse(from, response)) ?? JSON.stringify(response)];
+      const through = from == null ? null : throughItems(from, response.output as JsonValue[]);
+      return [through === null ? JSON.stringify(response) : w.finalJson(response, through)];
     },
   };
 }
