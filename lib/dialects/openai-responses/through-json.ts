@@ -12,8 +12,8 @@
 //   the gateway's item id (doneFrames), with the upstream's text bytes;
 // - or an item the re-encoder writes as the upstream sent it (the very value: a reasoning item without
 //   encrypted_content, a hosted tool call).
-// Any other item (function calls, reasoning the client gets back as state) and the whole answer is
-// re-encoded.
+// With any other item (a function call, reasoning the client gets back as state), the whole answer
+// is re-encoded.
 import type { JsonObject, JsonValue, NativeFrame } from '../../chunks.js';
 import { valueSpan } from '../../json/member-spans.js';
 import { isObject, onlyKeys } from '../../json/values.js';
