@@ -23,6 +23,8 @@ import { scenarios as chatChatJson } from './chat-chat-json.js';
 import { scenarios as chatChatSse } from './chat-chat-sse.js';
 import { scenarios as respRespSse } from './responses-responses-sse.js';
 import { scenarios as msgMsgSse } from './messages-messages-sse.js';
+import { scenarios as respRespJson } from './responses-responses-json.js';
+import { scenarios as msgMsgJson } from './messages-messages-json.js';
 
 const here = (p: string): string => fileURLToPath(new URL(p, import.meta.url));
 const { values: args } = parseArgs({
@@ -36,7 +38,7 @@ const { values: args } = parseArgs({
   },
 });
 
-const all: HttpScenario[] = [...chatChatJson, ...chatChatSse, ...respRespSse, ...msgMsgSse];
+const all: HttpScenario[] = [...chatChatJson, ...chatChatSse, ...respRespSse, ...msgMsgSse, ...respRespJson, ...msgMsgJson];
 const only = args.only ? new Set(args.only.split(',')) : null;
 const picked = all.filter((s) => (only ? only.has(s.name) : s.connections === 16));
 const rounds = Math.max(2, Number(args.rounds));

@@ -35,6 +35,8 @@ import { scenarios as chatChatJson } from './chat-chat-json.js';
 import { scenarios as chatChatSse } from './chat-chat-sse.js';
 import { scenarios as respRespSse } from './responses-responses-sse.js';
 import { scenarios as msgMsgSse } from './messages-messages-sse.js';
+import { scenarios as respRespJson } from './responses-responses-json.js';
+import { scenarios as msgMsgJson } from './messages-messages-json.js';
 import { loadGeneratorName, useLoadGenerator } from './wrk.js';
 import { scenario as largeBody } from './large-body.js';
 import { scenario as slowStreams } from './slow-streams.js';
@@ -52,7 +54,7 @@ const GATEWAY_BIN = join(ROOT, 'dist/bin/gateway.js');
 const OPTIONAL_SCENARIOS = ['./transcription-upload.js'];
 
 async function loadScenarios(): Promise<Scenario[]> {
-  const list: Scenario[] = [...chatChatJson, ...chatChatSse, ...respRespSse, ...msgMsgSse, messagesJson, messagesStream, chatToAnthropicJson, chatToAnthropicStream, chatToOpenaiStream, messagesToChatStream, largeBody, slowStreams, storeLedger, replicaStore, workers, searchLoop];
+  const list: Scenario[] = [...chatChatJson, ...chatChatSse, ...respRespSse, ...msgMsgSse, ...respRespJson, ...msgMsgJson, messagesJson, messagesStream, chatToAnthropicJson, chatToAnthropicStream, chatToOpenaiStream, messagesToChatStream, largeBody, slowStreams, storeLedger, replicaStore, workers, searchLoop];
   for (const rel of OPTIONAL_SCENARIOS) if (existsSync(here(rel))) list.push(await loadUploadScenario(here(rel)));
   return list;
 }

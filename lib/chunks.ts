@@ -197,6 +197,12 @@ export interface NativeFrame {
   modelSpan?: [number, number];
   /** the members a same-dialect client gets as they came: where they lie in `data` (a recognised layout) */
   kept?: [number, number];
+  /**
+   * The whole non-streaming answer this frame was cut from, when a decoder made the frame up from it
+   * (a Messages body gives one frame per stream event it stands for): a same-dialect JSON encoder may
+   * write that answer through when every event came from it.
+   */
+  answer?: NativeFrame;
 }
 
 /** Why generation stopped, in neutral words; `other` keeps a provider value the others lack. */

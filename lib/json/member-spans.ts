@@ -1,7 +1,8 @@
 // Where the members of a JSON object's text lie, for text already known to be valid JSON (a parsed
 // upstream answer): a native answer is written to the client as the upstream's text with a few
-// members spliced in (lib/dialects/openai-chat/through-json.ts), and these are the places. One pass that jumps over strings with indexOf (an answer's bulk is its text), so it costs
-// far less than a parse. Anything unexpected gives null (the caller re-encodes).
+// members spliced in (lib/dialects/*/through-json.ts, member-edits.ts), and these are the places. One
+// pass that jumps over strings with indexOf (an answer's bulk is its text), so it costs far less than
+// a parse. Anything unexpected gives null (the caller re-encodes).
 
 /** One member: where its key's opening quote, its value and the end of its value lie. */
 export type MemberSpan = readonly [key: number, value: number, end: number];
@@ -120,5 +121,61 @@ export function memberSpans(text: string, from = 0, path: readonly string[] = []
     if (c === 0x7d) return found.inner === undefined ? { members, close: at } : { members, close: at, inner: found.inner };
     if (c !== 0x2c) return null;
     at = skipSpace(text, at + 1);
+  }
+}
+
+/** A step of a path: an object's key, or an array's index. */
+export type PathStep = string | number;
+
+/**
+ * Where the value at `path` lies in the JSON text (valid JSON) whose value starts at `from`: [start,
+ * end), or null when it is not there. Read as JSON.parse reads it: of duplicate keys the last counts.
+ * One walk, nothing kept but the span; a key written with an escape gives null (the caller re-encodes).
+ */
+export function valueSpan(text: string, from: number, path: readonly PathStep[]): [number, number] | null {
+  const out: [number, number] = [-1, -1];
+  return walk(text, skipSpace(text, from), path, 0, out) < 0 || out[0] < 0 ? null : out;
+}
+
+/** A backslash in text[from, to) (a key: short) */
+function escaped(text: string, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) if (text.charCodeAt(i) === 0x5c) return true;
+  return false;
+}
+
+/** Walks the value at `at` (just past it, or -1), setting `out` to the span at `path[i..]` within it. */
+function walk(text: string, at: number, path: readonly PathStep[], i: number, out: [number, number]): number {
+  if (i === path.length) {
+    const end = valueEnd(text, at);
+    out[0] = at;
+    out[1] = end;
+    return end;
+  }
+  const step = path[i]!;
+  const c = text.charCodeAt(at);
+  if (typeof step === 'number' ? c !== 0x5b : c !== 0x7b) return valueEnd(text, at); // not there
+  let p = skipSpace(text, at + 1);
+  if (text.charCodeAt(p) === (c === 0x5b ? 0x5d : 0x7d)) return p + 1;
+  for (let n = 0; ; n++) {
+    let end: number;
+    if (typeof step === 'number') {
+      end = n === step ? walk(text, p, path, i + 1, out) : valueEnd(text, p);
+    } else {
+      if (text.charCodeAt(p) !== 0x22) return -1;
+      const keyEnd = stringEnd(text, p);
+      if (keyEnd < 0 || escaped(text, p + 1, keyEnd - 1)) return -1;
+      const match = keyEnd - p - 2 === step.length && text.startsWith(step, p + 1);
+      p = skipSpace(text, keyEnd);
+      if (text.charCodeAt(p) !== 0x3a) return -1;
+      p = skipSpace(text, p + 1);
+      if (match) out[0] = out[1] = -1; // a later duplicate is the one that counts
+      end = match ? walk(text, p, path, i + 1, out) : valueEnd(text, p);
+    }
+    if (end < 0) return -1;
+    p = skipSpace(text, end);
+    const d = text.charCodeAt(p);
+    if (d === 0x5d || d === 0x7d) return p + 1;
+    if (d !== 0x2c) return -1;
+    p = skipSpace(text, p + 1);
   }
 }

@@ -13,3 +13,9 @@ export function asArray(v: JsonValue | undefined): JsonValue[] {
 export function asString(v: JsonValue | undefined): string | undefined {
   return typeof v === 'string' ? v : undefined;
 }
+
+/** Every key of `o` is one of `keys`. */
+export function onlyKeys(o: JsonObject, keys: ReadonlySet<string>): boolean {
+  for (const k in o) if (!keys.has(k)) return false;
+  return true;
+}

@@ -113,13 +113,13 @@ function encoderFor(opts: ReplayOptions, to: ReplayDialect, input: EncoderState)
 }
 
 /**
- * Takes the `through` mark off every native frame, and gives each event a copy of its own: the
- * encoder then re-encodes each event (a whole answer goes through only when every event came from
- * its one frame: lib/dialects/openai-chat/through-json.ts).
+ * Takes the `through` mark and the whole `answer` off every native frame, and gives each event a copy
+ * of its own: the encoder then re-encodes each event (a whole answer goes through only when every
+ * event came from its one frame: lib/dialects/{openai-chat,openai-responses,anthropic}/through-json.ts).
  */
 const reencodeAll: Stage<CanonicalEvent, CanonicalEvent> = {
   name: 'reencode',
-  step: (ev) => [ev.native === undefined ? ev : { ...ev, native: { ...ev.native, through: undefined } }],
+  step: (ev) => [ev.native === undefined ? ev : { ...ev, native: { ...ev.native, through: undefined, answer: undefined } }],
 };
 
 /** Run `fn` with Date.now() fixed: the encoders read the clock once per answer. */

@@ -2,7 +2,7 @@
 // places a native answer's changed members are spliced at. Each span's text must parse to the member's
 // own value, whatever the spacing, escapes and nesting, and the path's inner objects too.
 import t, { type Test } from 'tap';
-import { memberSpans } from '../../lib/json/member-spans.js';
+import { memberSpans, valueSpan } from '../../lib/json/member-spans.js';
 
 /** Each member's value as its span's text parses, and the key's text from its key offset. */
 function check(t: Test, text: string): void {
@@ -46,4 +46,26 @@ t.test('a path: the inner objects, each walked once', async (t) => {
 t.test('not an object: null', async (t) => {
   t.equal(memberSpans('[1]'), null);
   t.equal(memberSpans('"x"'), null);
+});
+
+t.test('valueSpan: the value at a path, as JSON.parse reads it', async (t) => {
+  const at = (v: unknown, path: (string | number)[]): unknown => path.reduce<unknown>((o, k) => (o as Record<string | number, unknown> | undefined)?.[k], v);
+  const texts = [
+    ' { "output" : [ {"id":"a","content":[{"text":"}]\\"{["}]} , {"content": [ {"x":1}, {"text" :"b\\u00e9"} ]} ], "z":[] } ',
+    JSON.stringify({ output: [{ type: 'reasoning', summary: [] }, { id: 'm', content: [{ type: 'output_text', text: 'hi "there"\n' }] }] }, null, 2),
+    '{"output":[{"content":[{"text":"first"}]}],"output":[{"content":[{"text":"last"}]}]}',
+    '{"output":[{"content":[{"text":"one","text":"two"}]}]}',
+  ];
+  const paths: (string | number)[][] = [['output', 0, 'content', 0, 'text'], ['output', 1, 'content', 1, 'text'], ['output', 1, 'content', 0, 'text'], ['output', 1], ['z'], ['output', 0, 'id']];
+  for (const text of texts) {
+    for (const path of paths) {
+      const want = at(JSON.parse(text), path);
+      const span = valueSpan(text, 0, path);
+      if (want === undefined) t.equal(span, null, `${path.join('.')} is not in ${text.slice(0, 30)}`);
+      else t.same(span === null ? undefined : JSON.parse(text.slice(span[0], span[1])), want, `${path.join('.')} of ${text.slice(0, 30)}`);
+    }
+  }
+  t.equal(valueSpan('{"t\\u0065xt":"a"}', 0, ['text']), null, 'a key written with an escape: null');
+  t.equal(valueSpan('{"text":"a","t\\u0065xt":"b"}', 0, ['text']), null, 'even after the key that matches');
+  t.equal(valueSpan('[1]', 0, ['text']), null, 'not an object');
 });

@@ -4,10 +4,13 @@
 // stop_reason / stop_sequence / usage (and any other message_delta fields) from message-delta. The
 // client's model value replaces the upstream one, private envelope fields are removed, and an
 // optional `gateway` object is added. An upstream `error` event is thrown: nothing was written yet.
-import type { CanonicalEvent, CanonicalEventType, JsonObject, JsonValue } from '../../chunks.js';
+// A plain Message of an Anthropic upstream (every event cut from its one body) is written as the
+// upstream's text with only those changes made in it instead (through-json.ts).
+import type { CanonicalEvent, CanonicalEventType, JsonObject, JsonValue, NativeFrame } from '../../chunks.js';
 import type { EncoderInput } from '../../encoder-input.js';
 import type { Sealer } from '../../search/seal.js';
 import type { Stage } from '../../stage.js';
+import { throughMessage } from './through-json.js';
 import { sealedCitation, webSearchBlocks } from './web-search.js';
 import { messageId, blockToWire, clientEnvelope, integrityError, isObject, parseObject, stopToWire, usageToWire } from './wire.js';
 
@@ -33,10 +36,19 @@ class Message {
   envelope: JsonObject | undefined;
   readonly blocks: (Block | undefined)[] = [];
   done = false;
+  /** the upstream Message every event was cut from; null once one came from elsewhere */
+  from: NativeFrame | null | undefined = undefined;
 
   block(index: number): Block | undefined {
     return this.blocks[index];
   }
+}
+
+/** The Messages body every event so far was cut from (NativeFrame.answer), or null. */
+function sameAnswer(from: NativeFrame | null | undefined, ev: CanonicalEvent): NativeFrame | null {
+  const answer = ev.native?.answer;
+  if (from === undefined) return answer !== undefined && answer.dialect === 'anthropic' ? answer : null;
+  return from === answer ? from : null;
 }
 
 type Apply<T extends CanonicalEventType> = (m: Message, ev: Extract<CanonicalEvent, { type: T }>, sealer: Sealer | undefined) => void;
@@ -145,6 +157,7 @@ export function anthropicJsonEncode(input: EncoderInput, opts: AnthropicJsonOpti
   return {
     name: 'anthropic-json-encode',
     step(ev) {
+      if (m.from !== null) m.from = sameAnswer(m.from, ev);
       (APPLY[ev.type] as (m: Message, ev: CanonicalEvent, sealer: Sealer | undefined) => void)(m, ev, input.sealer);
       return undefined;
     },
@@ -153,13 +166,18 @@ export function anthropicJsonEncode(input: EncoderInput, opts: AnthropicJsonOpti
       if (!m.done) throw integrityError('stream ended before message_stop');
       const cm = opts.clientModel;
       const clientModel = typeof cm === 'function' ? cm(input) : (cm ?? input.routed?.request.model ?? undefined);
+      const gateway = opts.gatewayInfo?.(input);
+      if (m.from != null) {
+        const diagnostics = Object.hasOwn(m.from.parsed, 'diagnostics') ? undefined : opts.diagnostics?.(input);
+        const through = throughMessage(m.from, { model: clientModel, diagnostics, gateway });
+        if (through !== null) return [through];
+      }
       const out = clientEnvelope(m.envelope, clientModel);
       const content: JsonObject[] = [];
       for (const b of m.blocks) if (b !== undefined) content.push(b.wire, ...(b.after ?? []));
       out.content = content;
       const diagnostics = 'diagnostics' in out ? undefined : opts.diagnostics?.(input);
       if (diagnostics !== undefined) out.diagnostics = diagnostics;
-      const gateway = opts.gatewayInfo?.(input);
       if (gateway !== undefined) out.gateway = gateway;
       return [JSON.stringify(out)];
     },

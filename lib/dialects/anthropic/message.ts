@@ -2,8 +2,9 @@
 // one block-start (carrying the COMPLETE block) + block-stop per content block, message-delta,
 // message-stop. Native frames are shaped like the stream events they stand for
 // (`parsed.message` is the envelope with `content: []`, `parsed.content_block` the whole block), so
-// the Messages encoders rebuild the original exactly; their `data` is serialised only if read.
-import type { CanonicalEvent, JsonObject, JsonValue } from '../../chunks.js';
+// the Messages encoders rebuild the original exactly; their `data` is serialised only if read. Each
+// carries the whole body as its `answer`, which a Messages JSON client may get through (through-json.ts).
+import type { CanonicalEvent, JsonObject, JsonValue, NativeFrame } from '../../chunks.js';
 import { checkEnvelope } from './events.js';
 import { blockFromWire, fullUsageFromWire, integrityError, isObject, objectField, parseObject, stopFromWire, syntheticFrame, usageFromWire } from './wire.js';
 
@@ -25,6 +26,7 @@ export function decodeAnthropicMessage(body: string): CanonicalEvent[] {
   checkTokens(usage, 'input_tokens');
   checkTokens(usage, 'output_tokens');
 
+  const answer: NativeFrame = { dialect: 'anthropic', event: 'message', data: body, parsed: message };
   const envelope: JsonObject = {};
   for (const key of Object.keys(message)) envelope[key] = key === 'content' ? [] : message[key]!;
   const content = message.content as JsonValue[];
@@ -34,7 +36,7 @@ export function decodeAnthropicMessage(body: string): CanonicalEvent[] {
       id,
       model,
       usage: fullUsageFromWire(usage, 'message.usage'),
-      native: syntheticFrame('message_start', { type: 'message_start', message: envelope }),
+      native: syntheticFrame('message_start', { type: 'message_start', message: envelope }, answer),
     },
   ];
   for (let index = 0; index < content.length; index++) {
@@ -45,9 +47,9 @@ export function decodeAnthropicMessage(body: string): CanonicalEvent[] {
         type: 'block-start',
         index,
         block: blockFromWire(block, `message.content[${index}]`),
-        native: syntheticFrame('content_block_start', { type: 'content_block_start', index, content_block: block }),
+        native: syntheticFrame('content_block_start', { type: 'content_block_start', index, content_block: block }, answer),
       },
-      { type: 'block-stop', index, native: syntheticFrame('content_block_stop', { type: 'content_block_stop', index }) },
+      { type: 'block-stop', index, native: syntheticFrame('content_block_stop', { type: 'content_block_stop', index }, answer) },
     );
   }
   events.push(
@@ -55,9 +57,9 @@ export function decodeAnthropicMessage(body: string): CanonicalEvent[] {
       type: 'message-delta',
       stop: stopFromWire(stopReason, stopSequence, 'message'),
       usage: usageFromWire(usage, 'message.usage'),
-      native: syntheticFrame('message_delta', { type: 'message_delta', delta: { stop_reason: stopReason, stop_sequence: stopSequence }, usage }),
+      native: syntheticFrame('message_delta', { type: 'message_delta', delta: { stop_reason: stopReason, stop_sequence: stopSequence }, usage }, answer),
     },
-    { type: 'message-stop', native: syntheticFrame('message_stop', { type: 'message_stop' }) },
+    { type: 'message-stop', native: syntheticFrame('message_stop', { type: 'message_stop' }, answer) },
   );
   return events;
 }

@@ -188,10 +188,13 @@ export function envelopeUnchanged(message: JsonObject, clientModel: string | und
   return !isObject(message.usage) || !hasPrivateKeys(message.usage, PRIVATE_USAGE_KEYS);
 }
 
-/** A native frame built from an object (non-streaming input): `data` is serialised only if read. */
-export function syntheticFrame(event: string, parsed: JsonObject): NativeFrame {
+/**
+ * A native frame built from an object (non-streaming input): `data` is serialised only if read.
+ * `answer`: the whole body it was cut from (NativeFrame.answer).
+ */
+export function syntheticFrame(event: string, parsed: JsonObject, answer?: NativeFrame): NativeFrame {
   let data: string | undefined;
-  return {
+  const frame: NativeFrame = {
     dialect: 'anthropic',
     event,
     parsed,
@@ -200,6 +203,8 @@ export function syntheticFrame(event: string, parsed: JsonObject): NativeFrame {
       return data;
     },
   };
+  if (answer !== undefined) frame.answer = answer;
+  return frame;
 }
 
 /** Message ids are `msg_…`; an id translated from another dialect (`chatcmpl-…`, `resp_…`) gets the prefix. */

@@ -18,7 +18,8 @@
 // rest is the upstream's: its member order and spacing, and the members the re-encoder never wrote
 // (`service_tier`, `system_fingerprint`, `annotations: []`, Azure's filter results).
 import type { JsonObject, JsonValue, NativeFrame, StopReason } from '../../chunks.js';
-import { memberSpans, type MemberSpans } from '../../json/member-spans.js';
+import { MemberEdits } from '../../json/member-edits.js';
+import { memberSpans } from '../../json/member-spans.js';
 import { finishReason } from './client.js';
 import { isObject } from './wire.js';
 
@@ -36,12 +37,6 @@ export interface CompletionChanges {
   model: string;
   usage: JsonObject;
   gateway: JsonObject;
-}
-
-interface Edit {
-  start: number;
-  end: number;
-  text: string;
 }
 
 const nullish = (v: JsonValue | undefined): boolean => v === undefined || v === null;
@@ -67,14 +62,6 @@ function plainCompletion(completion: JsonObject, stop: StopReason | null): boole
   return annotations === undefined || (Array.isArray(annotations) && annotations.length === 0);
 }
 
-/** `"key":value` in place of the member `key` of `obj`, or added before its end. */
-function setMember(edits: Edit[], obj: MemberSpans, key: string, json: string): void {
-  const span = obj.members.get(key);
-  const member = `"${key}":${json}`; // the keys here are plain ASCII
-  if (span === undefined) edits.push({ start: obj.close, end: obj.close, text: `,${member}` });
-  else edits.push({ start: span[0], end: span[2], text: member });
-}
-
 /** The upstream's answer `native` with the gateway's changes, when it may go through; null to re-encode. */
 export function throughCompletion(native: NativeFrame, stop: StopReason | null, changes: CompletionChanges): string | null {
   const completion = native.parsed;
@@ -84,22 +71,12 @@ export function throughCompletion(native: NativeFrame, stop: StopReason | null, 
   const choice = top?.inner;
   const message = choice?.inner;
   if (top == null || choice === undefined || message === undefined) return null;
-  const edits: Edit[] = [];
-  setMember(edits, top, 'created', String(changes.created));
-  setMember(edits, top, 'model', JSON.stringify(changes.model));
-  setMember(edits, top, 'usage', JSON.stringify(changes.usage));
-  edits.push({ start: top.close, end: top.close, text: `,"gateway":${JSON.stringify(changes.gateway)}` });
-  if (!choice.members.has('logprobs')) edits.push({ start: choice.close, end: choice.close, text: ',"logprobs":null' });
-  let nulls = '';
-  for (const key of MESSAGE_NULLS) if (!message.members.has(key)) nulls += `,"${key}":null`;
-  if (nulls !== '') edits.push({ start: message.close, end: message.close, text: nulls });
-  // insertions at one place keep the order they were pushed in (a stable sort)
-  edits.sort((a, b) => a.start - b.start);
-  let out = '';
-  let at = text.indexOf('{');
-  for (const e of edits) {
-    out += text.slice(at, e.start) + e.text;
-    at = e.end;
-  }
-  return `${out}}`;
+  const edits = new MemberEdits();
+  edits.set(top, 'created', String(changes.created));
+  edits.set(top, 'model', JSON.stringify(changes.model));
+  edits.set(top, 'usage', JSON.stringify(changes.usage));
+  edits.add(top, 'gateway', JSON.stringify(changes.gateway));
+  if (!choice.members.has('logprobs')) edits.add(choice, 'logprobs', 'null');
+  for (const key of MESSAGE_NULLS) if (!message.members.has(key)) edits.add(message, key, 'null');
+  return edits.apply(text, top);
 }

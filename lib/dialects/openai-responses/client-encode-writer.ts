@@ -215,6 +215,19 @@ export class ResponseWriter {
     return `{${head},${fixed[0]},"output":${items},${fixed[1]},"usage":${JSON.stringify(r.usage)},${fixed[2]}${gateway}}`;
   }
 
+  /**
+   * The final Response `r` (final()) as JSON text, as its streamed event writes it, the items in
+   * `through` written as their JSON text given there (the upstream's text bytes: through-json.ts).
+   */
+  finalJson(r: JsonObject, through: ReadonlyMap<JsonValue, string>): string {
+    const all = this.items.output;
+    for (const [item, json] of through) {
+      const at = all.indexOf(item as JsonObject);
+      if (at >= 0) this.items.outputJson[at] = json;
+    }
+    return this.json(r);
+  }
+
   /** where item `o` (the `i`th of the Response's output) is among the writer's items */
   private outputAt(o: JsonValue, i: number): number {
     const all = this.items.output;

@@ -13,13 +13,16 @@
 //   tokens too) and `gateway` with `cost` (USD, what settle charges). Usage is only on that event.
 // - an error before any frame is thrown (the client gets a JSON error body); after it, and on
 //   `fail`, `response.failed` with `error: {code, message}` ends the stream.
-import type { CanonicalEvent } from '../../chunks.js';
+// A plain Response of a Responses upstream (every event from its one `response` body) keeps the
+// upstream's message text bytes (through-json.ts), as the streamed answer's terminal event does.
+import type { CanonicalEvent, JsonValue, NativeFrame } from '../../chunks.js';
 import type { GatewayError } from '../../errors.js';
 import type { EncoderInput } from '../../encoder-input.js';
 import type { Stage } from '../../stage.js';
 import type { JsonEncodeOptions, SseEncoderOptions } from '../dialect.js';
 import { integrityError } from '../../json/upstream.js';
 import { ResponseWriter } from './client-encode-writer.js';
+import { throughItems } from './through-json.js';
 
 export const RESPONSES_KEEPALIVE = ': keep-alive\n\n';
 
@@ -45,12 +48,22 @@ export class ResponsesSseEncoder {
   }
 }
 
+/** The Responses body every event so far came from (one frame: the upstream's whole answer), or null. */
+function sameAnswer(from: NativeFrame | null | undefined, ev: CanonicalEvent): NativeFrame | null {
+  const native = ev.native;
+  if (from === undefined) return native !== undefined && native.dialect === 'openai-responses' && native.event === 'response' ? native : null;
+  return from === native ? from : null;
+}
+
 /** The non-streaming encoder (`jsonEncoder` of the dialect, ./index.ts). */
 export function responsesJsonEncode(input: EncoderInput, _opts: JsonEncodeOptions = {}): Stage<CanonicalEvent, string> {
   let writer: ResponseWriter | undefined;
+  /** the upstream Response every event came from; null once one came from elsewhere */
+  let from: NativeFrame | null | undefined;
   return {
     name: 'openai-responses-json-encode',
     step(ev) {
+      if (from !== null) from = sameAnswer(from, ev);
       (writer ??= new ResponseWriter(input, input.reqId, false)).apply(ev);
       return undefined;
     },
@@ -58,7 +71,9 @@ export function responsesJsonEncode(input: EncoderInput, _opts: JsonEncodeOption
       const w = (writer ??= new ResponseWriter(input, input.reqId, false));
       if (!w.started) throw integrityError('the response has no message');
       if (!w.ended) throw integrityError('the response ended before it was complete');
-      return [JSON.stringify(w.final())];
+      const response = w.final();
+      const through = from == null ? null : throughItems(from, response.output as JsonValue[]);
+      return [through === null ? JSON.stringify(response) : w.finalJson(response, through)];
     },
   };
 }
