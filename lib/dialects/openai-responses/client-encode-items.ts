@@ -38,8 +38,11 @@ import { closeCall, ID_PREFIX, withNamespace, type ItemWriter } from './client-e
 import { decodeReasoningSignature, isResponsesSignature, reasoningInputItem } from '../../translate/reasoning-state.js';
 
 type Block =
-  /** `idJson`: the id as JSON text, once a through frame needed it */
-  | { kind: 'message'; out: number; id: string; text: string; annotations: JsonObject[]; idJson?: string }
+  /**
+   * `idJson`: the id as JSON text, once a through frame needed it; `at`: a through delta's members
+   * before its kept bytes (item id, output index, content index), made at the first
+   */
+  | { kind: 'message'; out: number; id: string; text: string; annotations: JsonObject[]; idJson?: string; at?: string }
   | { kind: 'call'; out: number; id: string; callId: string; target: ClientTool; json: string; streamed: boolean; input: JsonObject | null }
   | { kind: 'reasoning'; out: number; id: string; text: string; signature: string; partOpen: boolean }
   | { kind: 'redacted'; out: number; id: string; data: string };
@@ -87,7 +90,7 @@ export class OutputItems implements ItemWriter {
     switch (b.kind) {
       case 'text': {
         const id = this.itemId('msg');
-        this.blocks[index] = { kind: 'message', out, id, text: '', annotations: [] };
+        this.blocks[index] = { kind: 'message', out, id, text: '', annotations: [], idJson: undefined, at: undefined };
         this.added(out, { id, type: 'message', status: 'in_progress', content: [], role: 'assistant' });
         this.emit('response.content_part.added', { item_id: id, output_index: out, content_index: 0, part: { type: 'output_text', annotations: [], logprobs: [], text: '' } });
         this.text(index, b.text);
@@ -141,7 +144,8 @@ export class OutputItems implements ItemWriter {
     // a Responses upstream's delta frame: its `delta` and `logprobs` go as they came
     const kept = native?.through !== undefined && native.dialect === 'openai-responses' && native.event === 'response.output_text.delta' ? native.kept : undefined;
     if (kept !== undefined) {
-      this.emit('response.output_text.delta', `"item_id":${b.idJson ??= JSON.stringify(b.id)},"output_index":${b.out},"content_index":0,${native!.data.slice(kept[0], kept[1])}}`);
+      const at = (b.at ??= `"item_id":${(b.idJson ??= JSON.stringify(b.id))},"output_index":${b.out},"content_index":0,`);
+      this.emit('response.output_text.delta', `${at}${native!.data.slice(kept[0], kept[1])}}`);
     } else {
       this.emit('response.output_text.delta', { item_id: b.id, output_index: b.out, content_index: 0, delta: text, logprobs: [] });
     }

@@ -39,9 +39,20 @@ function echoedTools(tools: JsonValue | undefined): JsonValue[] {
   });
 }
 
-/** an object's members as JSON text, without the braces */
-function inner(o: Record<string, JsonValue | undefined>): string {
-  return JSON.stringify(o).slice(1, -1);
+/**
+ * JSON.stringify(v) of a member's value (every member of `response()` has one: none is undefined);
+ * the members are written into templates one by one, which costs less than JSON.stringify of an
+ * object of them (about 1.0 against 1.6 µs for the request's runs, Node 20)
+ */
+function jsonOf(v: JsonValue): string {
+  switch (typeof v) {
+    case 'boolean':
+      return v ? 'true' : 'false';
+    case 'number':
+      return Number.isFinite(v) ? String(v) : 'null'; // JSON.stringify's own rule
+    default:
+      return v === null ? 'null' : JSON.stringify(v);
+  }
 }
 
 export class ResponseWriter {
@@ -51,7 +62,8 @@ export class ResponseWriter {
   readonly id: string;
   private readonly createdAt = Math.floor(Date.now() / 1000);
   private seq = 0;
-  private frames: string[] = [];
+  /** SSE frames written since the last `take` (one string: no array per event) */
+  private frames = '';
   private upstreamModel = '';
   /** the request's runs of members as JSON text (Response events: `json()`) */
   private fixed: [string, string, string] | undefined;
@@ -72,16 +84,16 @@ export class ResponseWriter {
 
   /** SSE frames produced since the last call. */
   take(): string {
-    const out = this.frames.join('');
-    this.frames = [];
+    const out = this.frames;
+    this.frames = '';
     return out;
   }
 
   private ev(type: string, fields: JsonObject | string): void {
     if (!this.streaming) return;
     // a string: the members after the sequence number as JSON text, closing brace included
-    if (typeof fields === 'string') this.frames.push(`event: ${type}\ndata: {"type":"${type}","sequence_number":${this.seq++},${fields}\n\n`);
-    else this.frames.push(`event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: this.seq++, ...fields })}\n\n`);
+    if (typeof fields === 'string') this.frames += `event: ${type}\ndata: {"type":"${type}","sequence_number":${this.seq++},${fields}\n\n`;
+    else this.frames += `event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: this.seq++, ...fields })}\n\n`;
   }
 
   private model(): string {
@@ -190,29 +202,28 @@ export class ResponseWriter {
    * order: the runs the request fixes (instructions … model, the echoed parameters, user and metadata)
    * serialised once a response and reused by every Response event; the output items whose done event
    * kept upstream bytes written as that event wrote them (OutputItems.outputJson) instead of serialised
-   * again. Each run is an object literal of one shape (JSON.stringify's fast path). A test holds the
-   * runs to response()'s members (test/native/responses-final-frames.test.ts).
+   * again. Each member's value is serialised on its own into a template of the run (jsonOf). A test
+   * holds the runs to response()'s members (test/native/responses-final-frames.test.ts).
    */
   private json(r: JsonObject): string {
+    const m = r as Record<string, JsonValue>;
     const fixed = (this.fixed ??= [
-      inner({ instructions: r.instructions, max_output_tokens: r.max_output_tokens, max_tool_calls: r.max_tool_calls, model: r.model }),
-      inner({
-        parallel_tool_calls: r.parallel_tool_calls, previous_response_id: r.previous_response_id, prompt_cache_key: r.prompt_cache_key,
-        reasoning: r.reasoning, safety_identifier: r.safety_identifier, service_tier: r.service_tier, store: r.store, temperature: r.temperature,
-        presence_penalty: r.presence_penalty, frequency_penalty: r.frequency_penalty, text: r.text, tool_choice: r.tool_choice, tools: r.tools,
-        top_logprobs: r.top_logprobs, top_p: r.top_p, truncation: r.truncation,
-      }),
-      inner({ user: r.user, metadata: r.metadata }),
+      `"instructions":${jsonOf(m.instructions)},"max_output_tokens":${jsonOf(m.max_output_tokens)},"max_tool_calls":${jsonOf(m.max_tool_calls)},"model":${jsonOf(m.model)}`,
+      `"parallel_tool_calls":${jsonOf(m.parallel_tool_calls)},"previous_response_id":${jsonOf(m.previous_response_id)},"prompt_cache_key":${jsonOf(m.prompt_cache_key)}` +
+        `,"reasoning":${jsonOf(m.reasoning)},"safety_identifier":${jsonOf(m.safety_identifier)},"service_tier":${jsonOf(m.service_tier)},"store":${jsonOf(m.store)}` +
+        `,"temperature":${jsonOf(m.temperature)},"presence_penalty":${jsonOf(m.presence_penalty)},"frequency_penalty":${jsonOf(m.frequency_penalty)}` +
+        `,"text":${jsonOf(m.text)},"tool_choice":${jsonOf(m.tool_choice)},"tools":${jsonOf(m.tools)},"top_logprobs":${jsonOf(m.top_logprobs)}` +
+        `,"top_p":${jsonOf(m.top_p)},"truncation":${jsonOf(m.truncation)}`,
+      `"user":${jsonOf(m.user)},"metadata":${jsonOf(m.metadata)}`,
     ]);
-    const head = inner({
-      id: r.id, object: r.object, created_at: r.created_at, completed_at: r.completed_at, status: r.status, background: r.background,
-      error: r.error, incomplete_details: r.incomplete_details,
-    });
+    const head =
+      `"id":${jsonOf(m.id)},"object":${jsonOf(m.object)},"created_at":${jsonOf(m.created_at)},"completed_at":${jsonOf(m.completed_at)}` +
+      `,"status":${jsonOf(m.status)},"background":${jsonOf(m.background)},"error":${jsonOf(m.error)},"incomplete_details":${jsonOf(m.incomplete_details)}`;
     const texts = this.items.outputJson;
     const output = r.output as JsonValue[];
     const items = texts.length === 0 ? JSON.stringify(output) : `[${output.map((o, i) => texts[this.outputAt(o, i)] ?? JSON.stringify(o)).join(',')}]`;
     const gateway = r.gateway === undefined ? '' : `,"gateway":${JSON.stringify(r.gateway)}`;
-    return `{${head},${fixed[0]},"output":${items},${fixed[1]},"usage":${JSON.stringify(r.usage)},${fixed[2]}${gateway}}`;
+    return `{${head},${fixed[0]},"output":${items},${fixed[1]},"usage":${jsonOf(m.usage)},${fixed[2]}${gateway}}`;
   }
 
   /**

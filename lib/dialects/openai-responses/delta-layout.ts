@@ -26,6 +26,14 @@ const FRAME = new RegExp(
     `"content_index":${N},"delta":"${S}","logprobs":\\[\\](?:,"obfuscation":"${S}")?\\}$`,
 );
 
+/**
+ * The same layout without captures: `test` builds no match array and no substrings. A frame that
+ * passes it and has no backslash has no quote inside its strings, so each member ends at the first
+ * quote or comma after it, found with indexOf (`fromLayout`); a frame with a backslash is taken
+ * apart by FRAME's captures.
+ */
+const LAYOUT = new RegExp(FRAME.source.replace(/\((?!\?)/g, '(?:'));
+
 /** longer frames take the general path (keeps the expression's backtracking stack small) */
 const MAX_FRAME = 64 * 1024;
 
@@ -45,10 +53,49 @@ function text(raw: string): string {
   return raw.indexOf('\\') < 0 ? raw : (JSON.parse(`"${raw}"`) as string);
 }
 
+const PREFIX = '{"type":"response.output_text.delta","sequence_number":'.length;
+const ITEM_KEY = ',"item_id":"'.length;
+const OUT_KEY = '","output_index":'.length;
+const CONTENT_KEY = ',"content_index":'.length;
+const OBFUSCATION_KEY = ',"obfuscation":"'.length;
+
+/** the digits data[from, to) (at most 15: exact in a double) */
+function digits(data: string, from: number, to: number): number {
+  let n = 0;
+  for (let i = from; i < to; i++) n = n * 10 + data.charCodeAt(i) - 48;
+  return n;
+}
+
+/** a frame in the layout with no backslash: its members at the delimiters that follow them */
+function fromLayout(data: string): DeltaLayout {
+  const seqEnd = data.indexOf(',', PREFIX);
+  const itemFrom = seqEnd + ITEM_KEY;
+  const itemEnd = data.indexOf('"', itemFrom);
+  const outFrom = itemEnd + OUT_KEY;
+  const outEnd = data.indexOf(',', outFrom);
+  const contentFrom = outEnd + CONTENT_KEY;
+  const contentEnd = data.indexOf(',', contentFrom);
+  const deltaFrom = contentEnd + 1 + DELTA_KEY;
+  const deltaEnd = data.indexOf('"', deltaFrom);
+  const keptEnd = deltaEnd + AFTER_DELTA;
+  const parsed: JsonObject = {
+    type: 'response.output_text.delta',
+    sequence_number: digits(data, PREFIX, seqEnd),
+    item_id: data.slice(itemFrom, itemEnd),
+    output_index: digits(data, outFrom, outEnd),
+    content_index: digits(data, contentFrom, contentEnd),
+    delta: data.slice(deltaFrom, deltaEnd),
+    logprobs: [],
+  };
+  // `,"obfuscation":"…"}` after the kept members, or only the closing brace
+  if (keptEnd + 1 < data.length) parsed.obfuscation = data.slice(keptEnd + OBFUSCATION_KEY, data.length - 2);
+  return { parsed, kept: [contentEnd + 1, keptEnd] };
+}
+
 export function parseDeltaLayout(data: string): DeltaLayout | null {
-  if (data.length > MAX_FRAME) return null;
-  const m = FRAME.exec(data);
-  if (m === null) return null;
+  if (data.length > MAX_FRAME || !LAYOUT.test(data)) return null;
+  if (data.indexOf('\\') < 0) return fromLayout(data);
+  const m = FRAME.exec(data)!;
   const [, seq, item, out, content, delta, obfuscation] = m as unknown as (string | undefined)[];
   const parsed: JsonObject = {
     type: 'response.output_text.delta',

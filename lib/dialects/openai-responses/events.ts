@@ -36,7 +36,7 @@ import { decodeResponsesBody } from './message.js';
 import { SUMMARY_SEPARATOR, thinkingFromItem } from '../../translate/reasoning-state.js';
 import {
   errorFromResponses, integrityError, isObject, optionalString, outputIndex, parseObject, requireObject, requireString,
-  responsesFrame, stopFromResponse, usageFromResponse,
+  stopFromResponse, usageFromResponse,
 } from './wire.js';
 
 interface Slot {
@@ -239,15 +239,11 @@ export class ResponsesStreamDecoder implements UpstreamDecoder {
     if (handler === undefined || this.s.ended) return [];
     if (!this.s.started && !OPENERS.has(type)) throw integrityError(`${type} before response.created`);
     const out: CanonicalEvent[] = [];
-    const native = responsesFrame(type, msg.data, parsed);
-    if (layout !== null && parsed.content_index === 0) {
-      native.kept = layout.kept;
-      native.through = 'frame';
-    } else if (other?.spans.text !== undefined) {
-      // a message item's output_item.done: its text bytes may go to a Responses client (client-encode-items.ts)
-      native.kept = other.spans.text;
-      native.through = 'frame';
-    }
+    // a delta (content 0), or a message item's output_item.done: bytes that may go to a Responses client
+    // as they came (client-encode-items.ts)
+    const kept = layout !== null ? (parsed.content_index === 0 ? layout.kept : undefined) : other?.spans.text;
+    // every member in the literal: no member added later (a second map and an out-of-object store a frame)
+    const native: NativeFrame = { dialect: 'openai-responses', event: type, data: msg.data, parsed, through: kept === undefined ? undefined : 'frame', kept };
     handler(this.s, parsed, native, out);
     return out;
   }

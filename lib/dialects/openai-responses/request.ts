@@ -21,7 +21,6 @@
 // The body goes upstream as the client's bytes with only the changed top-level members edited
 // (lib/json/edit-members.ts): usually `model`, `store`, `max_output_tokens`, `include`, a dropped
 // `client_metadata`. `input` and `tools` keep the client's arrays (and bytes) unless an item changed.
-import { copyWith } from '../../json/copy-with.js';
 import type { Deployment, JsonObject, JsonValue, RoutedRequest } from '../../chunks.js';
 import type { EncodedCall } from '../dialect.js';
 import { editedBody } from '../../json/edit-members.js';
@@ -33,11 +32,30 @@ import { ENCRYPTED_REASONING, MIN_OUTPUT_TOKENS } from './request-common.js';
 
 // ---- native -------------------------------------------------------------------------------------
 
-const NATIVE_DROPPED = [
+const NATIVE_DROPPED: ReadonlySet<string> = new Set([
   'gateway', 'session_id', 'client_metadata', 'metadata', 'prompt_cache_options', 'service_tier', 'stream_options', 'store',
   'previous_response_id', 'background', 'conversation', 'prompt', 'moderation', 'context_management', 'stream',
   'max_output_tokens', 'reasoning', 'include', 'tools', 'tool_choice', 'parallel_tool_calls',
-] as const;
+]);
+
+/**
+ * The client's members that go upstream as they are, in the client's order: not dropped, not null,
+ * `model` the upstream's name (added at the end when the client sent none). Copied member by member
+ * into a new object rather than copied whole and then deleted from (a `delete` of a member puts the
+ * object in V8's dictionary mode: about 0.9 against 0.1 µs for the bench body, Node 20).
+ */
+function keptMembers(src: JsonObject, model: string): JsonObject {
+  const out: JsonObject = {};
+  for (const key in src) {
+    const value = key === 'model' ? model : src[key]!;
+    if (value === null || NATIVE_DROPPED.has(key)) continue;
+    // an own `__proto__` member (the strict parser keeps one as data) is defined, never set
+    if (key === '__proto__') Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+    else out[key] = value;
+  }
+  if (!Object.hasOwn(src, 'model')) out.model = model;
+  return out;
+}
 
 /** A copy of `o` without `key`; `o` itself when it has no such key. */
 function without(o: JsonObject, key: string): JsonObject {
@@ -78,9 +96,7 @@ export function responsesNative(routed: RoutedRequest, deployment: Deployment): 
   const req = routed.request;
   const src = req.body;
   const facts = responsesFacts(req);
-  const out: JsonObject = copyWith(src, 'model', deployment.upstreamModel);
-  for (const key of NATIVE_DROPPED) delete out[key];
-  for (const key in out) if (out[key] === null) delete out[key];
+  const out = keptMembers(src, deployment.upstreamModel);
 
   if (Array.isArray(src.input)) out.input = upstreamInput(src.input);
   const tools = nativeTools(src.tools, facts.webSearch);
