@@ -1,9 +1,10 @@
 // The frequent Messages frames recognised by their exact layout (lib/json/layout.ts), keyed by event
 // name: parsed without the general parser, exactly as strictly (a frame in any other layout, a near
 // miss included, takes the strict parser). The text delta keeps its own hand-written recogniser
-// (text-delta.ts), tried first. (Anthropic pads its signature_delta frames with spaces: those take the
-// strict parser.) Layouts: Anthropic's own (key order as the API writes it, with and
-// without `stop_details`) and that of the servers that copy the SDK's order (id before model).
+// (text-delta.ts), tried first. Anthropic pads its signature_delta frames with spaces before the last
+// `}` (`..."signature":"…"}   }`): that layout admits JSON whitespace there, and only there. Layouts:
+// Anthropic's own (key order as the API writes it, with and without `stop_details`) and that of the
+// servers that copy the SDK's order (id before model).
 import type { JsonObject } from '../../chunks.js';
 import { COUNTS, compileLayout, INT, optional, recognise, STRING, STRING_OR_NULL, type Layout, type Members } from '../../json/layout.js';
 import { parseTextDeltaFrame } from './text-delta.js';
@@ -14,7 +15,7 @@ const PLAIN_USAGE: Members = { input_tokens: INT, cache_creation_input_tokens: I
 const start = (message: Members): Layout => compileLayout({ type: 'message_start', message });
 const ENVELOPE: Members = { type: 'message', role: 'assistant', content: [], stop_reason: null, stop_sequence: null, stop_details: optional(null), usage: COUNTS };
 const block = (content_block: Members): Layout => compileLayout({ type: 'content_block_start', index: INT, content_block });
-const delta = (d: Members): Layout => compileLayout({ type: 'content_block_delta', index: INT, delta: d });
+const delta = (d: Members, padEnd = false): Layout => compileLayout({ type: 'content_block_delta', index: INT, delta: d }, { padEnd });
 
 const LAYOUTS = new Map<string, readonly Layout[]>([
   [
@@ -39,6 +40,7 @@ const LAYOUTS = new Map<string, readonly Layout[]>([
     [
       delta({ type: 'input_json_delta', partial_json: STRING }),
       delta({ type: 'thinking_delta', thinking: STRING }),
+      delta({ type: 'signature_delta', signature: STRING }, true),
     ],
   ],
   ['content_block_stop', [compileLayout({ type: 'content_block_stop', index: INT })]],
