@@ -69,10 +69,14 @@ export class ChatStreamDecoder implements UpstreamDecoder {
     if (this.done) throw integrityError('a chunk arrived after [DONE]');
     if (msg.data === '[DONE]') return this.end(chatFrame('done', '[DONE]', {}), true);
     const content = parseChunkLayout(msg.data);
-    const layout = content ?? recogniseChunk(msg.data);
-    const parsed = layout?.parsed ?? parseObject(msg.data, 'chat.completion.chunk');
+    const layout = content === null ? recogniseChunk(msg.data) : null;
+    const parsed = content?.parsed ?? layout?.parsed ?? parseObject(msg.data, 'chat.completion.chunk');
     const native = chatFrame('chunk', msg.data, parsed);
-    if (layout !== null) native.modelSpan = layout.modelSpan;
+    if (content !== null) native.modelSpan = content.modelSpan;
+    else if (layout !== null) {
+      native.modelSpan = layout.modelSpan;
+      if (layout.usageSpan !== undefined) native.usageSpan = layout.usageSpan;
+    }
     if (isObject(parsed.error)) {
       this.done = true;
       return [{ type: 'error', error: errorFromWire(parsed.error), native }];
