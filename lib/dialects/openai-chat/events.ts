@@ -25,7 +25,7 @@ import { randomUUID } from 'node:crypto';
 import { emptyUsage, type CanonicalEvent, type JsonObject, type NativeFrame, type StopReason, type Usage } from '../../chunks.js';
 import type { UpstreamDecoder } from '../dialect.js';
 import { CHAT_REASONING_SIGNATURE } from '../../translate/reasoning-state.js';
-import { parseChunkLayout } from './chunk-layout.js';
+import { ChunkLayoutReader } from './chunk-layout.js';
 import { recogniseChunk } from './frame-layouts.js';
 import { decodeChatCompletion } from './message.js';
 import { ThroughRule } from './through.js';
@@ -45,6 +45,8 @@ interface ToolSlot {
 
 export class ChatStreamDecoder implements UpstreamDecoder {
   private readonly through = new ThroughRule();
+  /** the content frames, recognised by their layout */
+  private readonly contentLayout = new ChunkLayoutReader();
   private started = false;
   private nextBlock = 0;
   /** canonical index of the open block, -1 when none */
@@ -68,7 +70,7 @@ export class ChatStreamDecoder implements UpstreamDecoder {
   sse(msg: { event: string | undefined; data: string }): CanonicalEvent[] {
     if (this.done) throw integrityError('a chunk arrived after [DONE]');
     if (msg.data === '[DONE]') return this.end(chatFrame('done', '[DONE]', {}), true);
-    const content = parseChunkLayout(msg.data);
+    const content = this.contentLayout.read(msg.data);
     const layout = content === null ? recogniseChunk(msg.data) : null;
     const parsed = content?.parsed ?? layout?.parsed ?? parseObject(msg.data, 'chat.completion.chunk');
     const native = chatFrame('chunk', msg.data, parsed);
