@@ -61,6 +61,11 @@ export function recogniseFrame(event: string, data: string): JsonObject | null {
     const text = parseTextDeltaFrame(data) as JsonObject | null;
     if (text !== null) return text;
   }
+  return recogniseLayout(event, data);
+}
+
+/** recogniseFrame but for the text delta (for a caller that tried parseTextDeltaFrame itself) */
+export function recogniseLayout(event: string, data: string): JsonObject | null {
   const layouts = LAYOUTS.get(event);
   return layouts === undefined ? null : (recognise(layouts, data)?.parsed ?? null);
 }
