@@ -46,6 +46,8 @@ export interface ChunkLayout {
   parsed: JsonObject;
   /** where the `model` value (with its quotes) lies in the frame */
   modelSpan: [number, number];
+  /** the delta's content (as in `parsed`) */
+  content: string;
 }
 
 function text(raw: string): string {
@@ -106,8 +108,9 @@ function readFrame(data: string): [Head, ChunkLayout] | null {
     fingerprint: fingerprint !== undefined ? text(fingerprint) : fingerprintNull !== undefined ? null : undefined,
     modelSpan,
   };
-  const parsed = build(head, text(m[7]!), m[8] !== undefined, m[9] !== undefined, obfuscation === undefined ? undefined : text(obfuscation));
-  return [head, { parsed, modelSpan }];
+  const content = text(m[7]!);
+  const parsed = build(head, content, m[8] !== undefined, m[9] !== undefined, obfuscation === undefined ? undefined : text(obfuscation));
+  return [head, { parsed, modelSpan, content }];
 }
 
 export function parseChunkLayout(data: string): ChunkLayout | null {
@@ -134,7 +137,8 @@ export class ChunkLayoutReader {
       const m = TAIL.exec(data);
       if (m !== null) {
         const obfuscation = m[4];
-        return { parsed: build(h, text(m[1]!), m[2] !== undefined, m[3] !== undefined, obfuscation === undefined ? undefined : text(obfuscation)), modelSpan: h.modelSpan };
+        const content = text(m[1]!);
+        return { parsed: build(h, content, m[2] !== undefined, m[3] !== undefined, obfuscation === undefined ? undefined : text(obfuscation)), modelSpan: h.modelSpan, content };
       }
     }
     const r = readFrame(data);
