@@ -110,9 +110,12 @@ export function decodeAnthropicSse(msg: SseMessage): CanonicalEvent[] {
     const text = parseTextDeltaFrame(msg.data);
     if (text !== null) return [{ type: 'text-delta', index: text.index, text: text.delta.text, native: { dialect: 'anthropic', event, data: msg.data, parsed: text as unknown as JsonObject } }];
   }
-  const parsed = recogniseLayout(event, msg.data) ?? parseObject(msg.data, `${event} data`);
+  const layout = recogniseLayout(event, msg.data);
+  const parsed = layout?.parsed ?? parseObject(msg.data, `${event} data`);
   if (parsed.type !== event) throw integrityError(`${event} data.type is ${JSON.stringify(parsed.type ?? null)}, expected "${event}"`);
   const native: NativeFrame = { dialect: 'anthropic', event, data: msg.data, parsed };
+  const modelSpan = layout?.spans.model;
+  if (modelSpan !== undefined) native.modelSpan = modelSpan;
   const handler = handlers.get(event);
   return [handler ? handler(parsed, native) : { type: 'opaque-event', name: event, data: parsed, native }];
 }

@@ -6,7 +6,7 @@
 // Anthropic's own (key order as the API writes it, with and without `stop_details`) and that of the
 // servers that copy the SDK's order (id before model).
 import type { JsonObject } from '../../chunks.js';
-import { COUNTS, compileLayout, INT, optional, recognise, STRING, STRING_OR_NULL, type Layout, type Members } from '../../json/layout.js';
+import { COUNTS, compileLayout, INT, optional, recognise, spanned, STRING, STRING_OR_NULL, type Layout, type Members, type Recognised } from '../../json/layout.js';
 import { parseTextDeltaFrame } from './text-delta.js';
 
 /** the usage object as the simplest servers write it (the bench's), before any other of plain counts */
@@ -21,9 +21,9 @@ const LAYOUTS = new Map<string, readonly Layout[]>([
   [
     'message_start',
     [
-      start({ model: STRING, id: STRING, ...ENVELOPE }),
-      start({ id: STRING, type: 'message', role: 'assistant', model: STRING, content: [], stop_reason: null, stop_sequence: null, usage: PLAIN_USAGE }),
-      start({ id: STRING, type: 'message', role: 'assistant', model: STRING, content: [], stop_reason: null, stop_sequence: null, usage: COUNTS }),
+      start({ model: spanned('model'), id: STRING, ...ENVELOPE }),
+      start({ id: STRING, type: 'message', role: 'assistant', model: spanned('model'), content: [], stop_reason: null, stop_sequence: null, usage: PLAIN_USAGE }),
+      start({ id: STRING, type: 'message', role: 'assistant', model: spanned('model'), content: [], stop_reason: null, stop_sequence: null, usage: COUNTS }),
     ],
   ],
   [
@@ -61,11 +61,14 @@ export function recogniseFrame(event: string, data: string): JsonObject | null {
     const text = parseTextDeltaFrame(data) as JsonObject | null;
     if (text !== null) return text;
   }
-  return recogniseLayout(event, data);
+  return recogniseLayout(event, data)?.parsed ?? null;
 }
 
-/** recogniseFrame but for the text delta (for a caller that tried parseTextDeltaFrame itself) */
-export function recogniseLayout(event: string, data: string): JsonObject | null {
+/**
+ * recogniseFrame but for the text delta (for a caller that tried parseTextDeltaFrame itself), with
+ * the spans: message_start's `model` (quotes included), where the encoder splices the client's model.
+ */
+export function recogniseLayout(event: string, data: string): Recognised | null {
   const layouts = LAYOUTS.get(event);
-  return layouts === undefined ? null : (recognise(layouts, data)?.parsed ?? null);
+  return layouts === undefined ? null : recognise(layouts, data);
 }
