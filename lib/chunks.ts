@@ -195,6 +195,8 @@ export interface NativeFrame {
   through?: 'frame' | 'usage';
   /** where the top-level `model` value lies in `data`, when the decoder recognised the frame's layout */
   modelSpan?: [number, number];
+  /** where the top-level `usage` object lies in `data`, when the decoder recognised a usage frame's layout */
+  usageSpan?: [number, number];
   /** the members a same-dialect client gets as they came: where they lie in `data` (a recognised layout) */
   kept?: [number, number];
   /**

@@ -15,8 +15,9 @@ export function joinPieces<O extends string | Buffer>(pieces: readonly O[]): O {
 
 /**
  * What is still to be fed into one stage (level i: stage i's input; level n: the chain's output):
- * the rest of an array, or an iterator. One per level, made once per chain and reused: the items at
- * a level come from the stage below it, so a level is never busy twice at once.
+ * the rest of an array, or an iterator. One per level, made the first time the level is pushed (most
+ * stages answer with one item, fed at once without a level) and reused: the items at a level come
+ * from the stage below it, so a level is never busy twice at once.
  */
 class Level {
   items: readonly unknown[] | undefined = undefined;
@@ -37,7 +38,8 @@ class Level {
 class FusedChain<O extends string | Buffer> {
   private readonly out: O[] = [];
   private readonly n: number;
-  private readonly levels: Level[] = [];
+  /** by level number; undefined until the level is first pushed */
+  private readonly levels: (Level | undefined)[];
   /** level numbers with items left, lowest first */
   private readonly stack: number[] = [];
   private depth = 0;
@@ -48,7 +50,11 @@ class FusedChain<O extends string | Buffer> {
     private readonly onNote: ((note: ChainNote) => void) | undefined,
   ) {
     this.n = stages.length;
-    for (let i = 0; i <= this.n; i++) this.levels.push(new Level());
+    this.levels = new Array<Level | undefined>(this.n + 1).fill(undefined);
+  }
+
+  private level(i: number): Level {
+    return this.levels[i] ?? (this.levels[i] = new Level());
   }
 
   private take(): O {
@@ -75,7 +81,7 @@ class FusedChain<O extends string | Buffer> {
   /** a stage's output, into level i */
   private through(i: number, items: StageOutput<unknown>): void {
     if (items == null) return;
-    const level = this.levels[i]!;
+    let level: Level;
     if (Array.isArray(items)) {
       // the common case: an array, most often of one item (fed at once, no level pushed)
       if (items.length === 0) return;
@@ -83,12 +89,15 @@ class FusedChain<O extends string | Buffer> {
         this.feed(i, items[0]);
         return;
       }
+      level = this.level(i);
       level.items = items;
       level.pos = 0;
     } else if (isAsyncIterable<unknown>(items)) {
+      level = this.level(i);
       level.asyncIter = items[Symbol.asyncIterator]();
       level.pulled = false;
     } else {
+      level = this.level(i);
       level.iter = (items as Iterable<unknown>)[Symbol.iterator]();
     }
     this.stack[this.depth++] = i;
@@ -124,7 +133,7 @@ class FusedChain<O extends string | Buffer> {
    */
   async *run(source: AsyncIterable<unknown>): AsyncGenerator<O> {
     const { levels, out, stages, n } = this;
-    levels[0]!.asyncIter = source[Symbol.asyncIterator]();
+    this.level(0).asyncIter = source[Symbol.asyncIterator]();
     this.stack[this.depth++] = 0;
     let flushing = 0;
     let failed = false;
@@ -183,4 +192,9 @@ class FusedChain<O extends string | Buffer> {
 export function fuseStages<O extends string | Buffer>(stages: readonly Stage<unknown, unknown>[], ctx: RequestContext, onNote?: (note: ChainNote) => void): (source: AsyncIterable<unknown>) => AsyncGenerator<O> {
   const chain = new FusedChain<O>(stages, ctx, onNote);
   return (source) => chain.run(source);
+}
+
+/** `fuseStages(stages, ctx, onNote)(source)` at once, without the intermediate function (the server's path, once per request). */
+export function runFused<O extends string | Buffer>(stages: readonly Stage<unknown, unknown>[], ctx: RequestContext, onNote: ((note: ChainNote) => void) | undefined, source: AsyncIterable<unknown>): AsyncGenerator<O> {
+  return new FusedChain<O>(stages, ctx, onNote).run(source);
 }

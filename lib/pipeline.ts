@@ -13,7 +13,7 @@ import type { RequestContext } from './context.js';
 import { GatewayError } from './errors.js';
 import { keepaliveFrames, renderError } from './dialects/index.js';
 import type { ChainNote, Outcome } from './notes.js';
-import { fuseStages } from './fused-chain.js';
+import { runFused } from './fused-chain.js';
 import type { Stage, StageFactory, Values } from './stage.js';
 import { ChunkReader, ResponseSink } from './request-io.js';
 import { closesAfterRefusal, lingerOnClose } from './linger.js';
@@ -99,7 +99,7 @@ export async function runPipeline<O extends string | Buffer | ChainNote>(ctx: Re
   const limits = ctx.config.connections;
   const stopClock = watchBody(req, limits, (late) => body.fail(errors.bodyTooSlow(late.received, late.elapsedMs, limits.bodyGraceMs, limits.bodyMinBytesPerSecond)));
   const sink = new ResponseSink(ctx, res, ctx.config.pingIntervalMs, keepaliveFrames[ctx.dialect] ?? null);
-  const fused = fuseStages<string | Buffer>(stages, ctx, sink.note)(body);
+  const fused = runFused<string | Buffer>(stages, ctx, sink.note, body);
   // an abort (client gone, shutdown) ends a wait for more request body at once
   const signal = abortWatch(ctx);
   const onAbort = (): void => body.fail(signal.reason);
@@ -132,7 +132,9 @@ export async function runPipeline<O extends string | Buffer | ChainNote>(ctx: Re
   }
   for (const stage of stages) {
     try {
-      await stage.close?.(ctx, error, outcome);
+      // awaited only when it is asynchronous (settle's): a synchronous close costs no microtask turn
+      const closing = stage.close?.(ctx, error, outcome);
+      if (closing !== undefined) await closing;
     } catch (err) {
       ctx.log.error({ stage: stage.name, err: (err as Error)?.stack ?? String(err) }, 'stage close failed');
     }

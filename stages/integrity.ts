@@ -13,7 +13,7 @@ import type { GatewayError } from '../lib/errors.js';
 import { errors } from '../lib/errors/index.js';
 import { parseChecked } from '../lib/json/checked-parse.js';
 import { JsonSyntaxError } from '../lib/json/strict-parse.js';
-import type { FailedNote, Upstream, UsageNote } from '../lib/notes.js';
+import type { ChainNote, FailedNote, Upstream, UsageNote } from '../lib/notes.js';
 import type { Stage } from '../lib/stage.js';
 
 export interface IntegrityOptions {
@@ -52,7 +52,8 @@ class State {
   phase: Phase = 'before';
   readonly blocks: Block[] = [];
   openCount = 0;
-  readonly toolIds = new Set<string>();
+  /** made at the first tool call (most answers have none) */
+  toolIds: Set<string> | undefined = undefined;
   usage: Usage | null = null;
   /** the deployment that answered (dispatch's `upstream` note) */
   upstream: Upstream | null = null;
@@ -137,6 +138,7 @@ const CHECKS: { [T in CanonicalEventType]: Check<T> } = {
     if (b.kind === 'tool-call') {
       if (b.id === '') throw fail(`tool call in block ${ev.index} has no id`);
       if (b.name === '') throw fail(`tool call in block ${ev.index} has no name`);
+      s.toolIds ??= new Set();
       if (s.toolIds.has(b.id)) throw fail(`tool call id ${b.id} is used twice`);
       s.toolIds.add(b.id);
     }
@@ -188,29 +190,37 @@ const CHECKS: { [T in CanonicalEventType]: Check<T> } = {
   },
 };
 
-export function integrity(opts: IntegrityOptions = {}): Stage<CanonicalEvent, CanonicalEvent | UsageNote | FailedNote> {
-  const s = new State(opts);
-  return {
-    name: 'integrity',
-    note(n) {
-      if (n.note === 'upstream') s.upstream = n.upstream;
-    },
-    step(ev, ctx) {
-      if (s.phase === 'errored') {
-        // an upstream error is terminal: nothing after it reaches the client
-        ctx.log.warn({ event: ev.type }, 'integrity: event after an upstream error dropped');
-        return undefined;
-      }
-      (CHECKS[ev.type] as (s: State, ev: CanonicalEvent, ctx: RequestContext) => void)(s, ev, ctx);
-      // the usage so far, validated (a copy: the note's reader keeps it), before the event itself
-      if (ev.type === 'message-start' || ev.type === 'message-delta') return [{ note: 'usage', usage: { ...s.usage! } }, ev];
-      // the stream ends in the provider's error: the client gets its error frame, settle a failure
-      if (ev.type === 'error') return [{ note: 'failed', error: ev.error }, ev];
-      return [ev];
-    },
-    flush() {
-      if (s.phase !== 'done' && s.phase !== 'errored') throw fail('stream ended before message_stop');
+/**
+ * One request's integrity stage: a class instance that is its own state (the State above), not an
+ * object literal with a closure per hook beside a state object.
+ */
+class IntegrityStage extends State implements Stage<CanonicalEvent, CanonicalEvent | UsageNote | FailedNote> {
+  readonly name = 'integrity';
+
+  note(n: ChainNote): void {
+    if (n.note === 'upstream') this.upstream = n.upstream;
+  }
+
+  step(ev: CanonicalEvent, ctx: RequestContext): (CanonicalEvent | UsageNote | FailedNote)[] | undefined {
+    if (this.phase === 'errored') {
+      // an upstream error is terminal: nothing after it reaches the client
+      ctx.log.warn({ event: ev.type }, 'integrity: event after an upstream error dropped');
       return undefined;
-    },
-  };
+    }
+    (CHECKS[ev.type] as (s: State, ev: CanonicalEvent, ctx: RequestContext) => void)(this, ev, ctx);
+    // the usage so far, validated (a copy: the note's reader keeps it), before the event itself
+    if (ev.type === 'message-start' || ev.type === 'message-delta') return [{ note: 'usage', usage: { ...this.usage! } }, ev];
+    // the stream ends in the provider's error: the client gets its error frame, settle a failure
+    if (ev.type === 'error') return [{ note: 'failed', error: ev.error }, ev];
+    return [ev];
+  }
+
+  flush(): undefined {
+    if (this.phase !== 'done' && this.phase !== 'errored') throw fail('stream ended before message_stop');
+    return undefined;
+  }
+}
+
+export function integrity(opts: IntegrityOptions = {}): Stage<CanonicalEvent, CanonicalEvent | UsageNote | FailedNote> {
+  return new IntegrityStage(opts);
 }

@@ -260,14 +260,25 @@ class Compiler {
 
 type Build = (m: RegExpExecArray, text: (raw: string) => string, counts: (raw: string) => JsonObject | undefined) => JsonObject | undefined;
 
+export interface LayoutOptions {
+  /**
+   * JSON whitespace (space, tab, line feed, carriage return) admitted before the frame's last `}`,
+   * as a server that pads its frames writes it (Anthropic's signature_delta). Whitespace between two
+   * tokens is insignificant to the strict parser, so the object is the same.
+   */
+  padEnd?: boolean;
+}
+
 /**
  * The recogniser of one frame layout (an object template). Its builder is generated code (from the
  * template in this source, never from input). A spanned string's place comes from the length of
  * group 1, which holds all the text before it (cheaper than the expression's `d` flag).
  */
-export function compileLayout(template: Members): Layout {
+export function compileLayout(template: Members, opts: LayoutOptions = {}): Layout {
   const c = new Compiler();
   const root = c.object(template);
+  // the root object's source ends with its `\}`
+  if (opts.padEnd === true) c.source = `${c.source.slice(0, -2)}[ \\t\\n\\r]*\\}`;
   // eslint-disable-next-line @typescript-eslint/no-implied-eval -- generated from the template, see above
   const build = new Function('m', 'text', 'counts', `${c.code}return ${root};`) as Build;
   const span = c.span;

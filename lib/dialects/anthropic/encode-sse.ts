@@ -10,6 +10,7 @@ import type { Sealer } from '../../search/seal.js';
 import { anthropicErrorBody } from './errors.js';
 import { sealedCitation, webSearchBlocks } from './web-search.js';
 import {
+  PRIVATE_ENVELOPE_KEYS,
   PRIVATE_USAGE_KEYS,
   blockToWire,
   clientEnvelope,
@@ -41,6 +42,17 @@ function frame(event: string, data: string): string {
   return 'event: ' + event + '\ndata: ' + data + '\n\n';
 }
 
+/**
+ * A message_start in a recognised layout (frame-layouts.ts: no whitespace, the message object last,
+ * its `model` span known) with nothing private to remove: the client's model spliced in place and
+ * `diagnostics` and `gateway` appended to the message, as clientEnvelope would order them, without
+ * copying and re-serialising the frame.
+ */
+function splicedStart(data: string, model: [number, number], clientModel: string | undefined, diagnostics: JsonValue | undefined, gateway: JsonObject | undefined): string {
+  const head = clientModel === undefined ? data.slice(0, -2) : `${data.slice(0, model[0])}${JSON.stringify(clientModel)}${data.slice(model[1], -2)}`;
+  return `${head}${diagnostics === undefined ? '' : `,"diagnostics":${JSON.stringify(diagnostics)}`}${gateway === undefined ? '' : `,"gateway":${JSON.stringify(gateway)}`}}}`;
+}
+
 export class AnthropicSseEncoder {
   readonly keepalive = ANTHROPIC_KEEPALIVE;
   /** translated streams only: canonical block index → client index (undefined: dropped block) */
@@ -64,7 +76,7 @@ export class AnthropicSseEncoder {
     if (ev.type === 'error') return this.fail(ev.error);
     const native = ev.native;
     if (native !== undefined && native.dialect === 'anthropic') {
-      if (ev.type === 'message-start') return this.nativeStart(native.parsed, native.data);
+      if (ev.type === 'message-start') return this.nativeStart(native.parsed, native.data, native.modelSpan);
       if (ev.type === 'message-delta') return this.nativeDelta(native.parsed, native.data);
       return frame(native.event, native.data);
     }
@@ -75,11 +87,14 @@ export class AnthropicSseEncoder {
     return frame('error', anthropicErrorBody(err, this.opts.requestId));
   }
 
-  private nativeStart(parsed: JsonObject, data: string): string {
+  private nativeStart(parsed: JsonObject, data: string, modelSpan: [number, number] | undefined): string {
     const message = parsed.message;
     const gateway = this.opts.gateway;
     const diagnostics = isObject(message) && !('diagnostics' in message) ? this.opts.diagnostics : undefined;
     if (!isObject(message) || (gateway === undefined && diagnostics === undefined && envelopeUnchanged(message, this.opts.clientModel))) return frame('message_start', data);
+    if (modelSpan !== undefined && !hasPrivateKeys(message, PRIVATE_ENVELOPE_KEYS) && !(isObject(message.usage) && hasPrivateKeys(message.usage, PRIVATE_USAGE_KEYS))) {
+      return frame('message_start', splicedStart(data, modelSpan, this.opts.clientModel, diagnostics, gateway));
+    }
     const envelope = clientEnvelope(message, this.opts.clientModel);
     if (diagnostics !== undefined) envelope.diagnostics = diagnostics;
     if (gateway !== undefined) envelope.gateway = gateway;

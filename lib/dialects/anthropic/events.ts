@@ -4,7 +4,8 @@
 // dialect-neutral integrity stage.
 import type { CanonicalEvent, JsonObject, NativeFrame } from '../../chunks.js';
 import { errorFromAnthropic } from './errors.js';
-import { recogniseFrame } from './frame-layouts.js';
+import { recogniseLayout } from './frame-layouts.js';
+import { parseTextDeltaFrame } from './text-delta.js';
 import {
   blockFromWire,
   fullUsageFromWire,
@@ -104,9 +105,17 @@ export function decodeAnthropicSse(msg: SseMessage): CanonicalEvent[] {
     if (msg.data.trim() === '[DONE]') return [];
     throw integrityError('SSE message without an event name');
   }
-  const parsed = recogniseFrame(event, msg.data) ?? parseObject(msg.data, `${event} data`);
+  if (event === 'content_block_delta') {
+    // most of a stream: in its recognised layout the index and the text are checked already
+    const text = parseTextDeltaFrame(msg.data);
+    if (text !== null) return [{ type: 'text-delta', index: text.index, text: text.delta.text, native: { dialect: 'anthropic', event, data: msg.data, parsed: text as unknown as JsonObject } }];
+  }
+  const layout = recogniseLayout(event, msg.data);
+  const parsed = layout?.parsed ?? parseObject(msg.data, `${event} data`);
   if (parsed.type !== event) throw integrityError(`${event} data.type is ${JSON.stringify(parsed.type ?? null)}, expected "${event}"`);
   const native: NativeFrame = { dialect: 'anthropic', event, data: msg.data, parsed };
+  const modelSpan = layout?.spans.model;
+  if (modelSpan !== undefined) native.modelSpan = modelSpan;
   const handler = handlers.get(event);
   return [handler ? handler(parsed, native) : { type: 'opaque-event', name: event, data: parsed, native }];
 }

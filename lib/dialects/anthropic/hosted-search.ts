@@ -8,27 +8,28 @@
 // Anthropic's frames byte for byte: only the canonical usage, which settle charges, is corrected.
 import type { CanonicalEvent, JsonObject, Usage } from '../../chunks.js';
 import type { UpstreamDecoder } from '../dialect.js';
-import { decodeAnthropicSse } from './events.js';
+import { decodeAnthropicSse, type SseMessage } from './events.js';
 import { decodeAnthropicMessage } from './message.js';
 import { isObject } from './wire.js';
 
 export class HostedSearchTally {
-  private readonly calls = new Set<string>();
-  private readonly answered = new Set<string>();
+  /** made at the first search call (most answers have none) */
+  private calls: Set<string> | undefined = undefined;
+  private answered: Set<string> | undefined = undefined;
 
   /** One content block as it opened (a result block opens whole). */
   block(block: JsonObject): void {
     if (block.type === 'server_tool_use' && block.name === 'web_search' && typeof block.id === 'string') {
-      this.calls.add(block.id);
-    } else if (block.type === 'web_search_tool_result' && typeof block.tool_use_id === 'string' && this.calls.has(block.tool_use_id)) {
+      (this.calls ??= new Set()).add(block.id);
+    } else if (block.type === 'web_search_tool_result' && typeof block.tool_use_id === 'string' && this.calls?.has(block.tool_use_id) === true) {
       const content = block.content;
-      if (Array.isArray(content) && content.some((r) => isObject(r) && r.type === 'web_search_result')) this.answered.add(block.tool_use_id);
+      if (Array.isArray(content) && content.some((r) => isObject(r) && r.type === 'web_search_result')) (this.answered ??= new Set()).add(block.tool_use_id);
     }
   }
 
   /** successful correlated searches so far */
   get count(): number {
-    return this.answered.size;
+    return this.answered?.size ?? 0;
   }
 
   /** The final usage with the searches to charge: the correlated count, capped by a reported figure. */
@@ -52,11 +53,25 @@ export class HostedSearchTally {
   }
 }
 
+/** The events with their usage corrected, in the (fresh) array the decoder returned: no copy per frame. */
+function applyAll(tally: HostedSearchTally, events: CanonicalEvent[]): CanonicalEvent[] {
+  for (let i = 0; i < events.length; i++) events[i] = tally.apply(events[i]!);
+  return events;
+}
+
 /** The upstream decoder of one response: Anthropic's events, with hosted searches charged as above. */
+class AnthropicDecoder implements UpstreamDecoder {
+  private readonly tally = new HostedSearchTally();
+
+  sse(msg: SseMessage): CanonicalEvent[] {
+    return applyAll(this.tally, decodeAnthropicSse(msg));
+  }
+
+  json(body: string): CanonicalEvent[] {
+    return applyAll(this.tally, decodeAnthropicMessage(body));
+  }
+}
+
 export function anthropicDecoder(): UpstreamDecoder {
-  const tally = new HostedSearchTally();
-  return {
-    sse: (msg) => decodeAnthropicSse(msg).map((ev) => tally.apply(ev)),
-    json: (body) => decodeAnthropicMessage(body).map((ev) => tally.apply(ev)),
-  };
+  return new AnthropicDecoder();
 }

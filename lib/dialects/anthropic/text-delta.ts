@@ -12,8 +12,11 @@
  * The whole frame, as the JSON grammar allows it: the index without a leading zero (and exact: at
  * most 9 digits), the text made of characters other than a quote, a backslash or a control
  * character, or of valid escapes. One compiled regular expression checks it faster than a scan in JS.
+ * The text is written as an unrolled loop (runs of plain characters between escapes, as
+ * ../../json/layout.ts writes a string), which V8 matches several times faster than an alternation
+ * tried at every character; it admits exactly the same strings.
  */
-const FRAME = /^\{"type":"content_block_delta","index":(0|[1-9]\d{0,8}),"delta":\{"type":"text_delta","text":"((?:[^"\\\u0000-\u001f]|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})*)"\}\}$/;
+const FRAME = /^\{"type":"content_block_delta","index":(0|[1-9]\d{0,8}),"delta":\{"type":"text_delta","text":"([^"\\\u0000-\u001f]*(?:\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4})[^"\\\u0000-\u001f]*)*)"\}\}$/;
 
 /** longer frames take the general path (keeps the expression's backtracking stack small) */
 const MAX_FRAME = 64 * 1024;

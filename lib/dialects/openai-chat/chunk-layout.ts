@@ -19,12 +19,17 @@ import type { JsonObject } from '../../chunks.js';
  */
 const S = '([^"\\\\\\u0000-\\u001f]*(?:\\\\(?:["\\\\/bfnrt]|u[0-9a-fA-F]{4})[^"\\\\\\u0000-\\u001f]*)*)';
 
+/** the end of the frame, from just after its content string's opening quote */
+const TAIL_SOURCE = `${S}"\\},("logprobs":null,)?"finish_reason":null\\}\\](,"usage":null)?(?:,"obfuscation":"${S}")?\\}$`;
+
 const FRAME = new RegExp(
   `^\\{"id":"${S}","object":"chat\\.completion\\.chunk","created":(0|[1-9]\\d{0,14}),"model":"${S}",` +
     `(?:"service_tier":"${S}",)?(?:"system_fingerprint":(?:"${S}"|(null)),)?` +
-    `"choices":\\[\\{"index":0,"delta":\\{"content":"${S}"\\},("logprobs":null,)?"finish_reason":null\\}\\]` +
-    `(,"usage":null)?(?:,"obfuscation":"${S}")?\\}$`,
+    `"choices":\\[\\{"index":0,"delta":\\{"content":"${TAIL_SOURCE}`,
 );
+
+/** the frame's end alone, matched from where its content string begins (sticky: no slice) */
+const TAIL = new RegExp(TAIL_SOURCE, 'y');
 
 /** longer frames take the general path (keeps the expression's backtracking stack small) */
 const MAX_FRAME = 64 * 1024;
@@ -32,11 +37,17 @@ const MAX_FRAME = 64 * 1024;
 const MODEL_AT = '{"id":"'.length;
 const MODEL_AFTER_ID = '","object":"chat.completion.chunk","created":'.length;
 const MODEL_KEY = ',"model":'.length;
+const TIER = '"service_tier":"",'.length;
+const FINGERPRINT = '"system_fingerprint":"",'.length;
+const FINGERPRINT_NULL = '"system_fingerprint":null,'.length;
+const CONTENT_AT = '"choices":[{"index":0,"delta":{"content":"'.length;
 
 export interface ChunkLayout {
   parsed: JsonObject;
   /** where the `model` value (with its quotes) lies in the frame */
   modelSpan: [number, number];
+  /** the delta's content (as in `parsed`) */
+  content: string;
 }
 
 function text(raw: string): string {
@@ -44,21 +55,95 @@ function text(raw: string): string {
   return raw.indexOf('\\') < 0 ? raw : (JSON.parse(`"${raw}"`) as string);
 }
 
-export function parseChunkLayout(data: string): ChunkLayout | null {
+/** The members before `choices` of a recognised frame, decoded, and the text they were read from. */
+interface Head {
+  /** the frame's text up to its content string's opening quote */
+  prefix: string;
+  id: string;
+  created: number;
+  model: string;
+  tier: string | undefined;
+  /** undefined: no member; null: `null` */
+  fingerprint: string | null | undefined;
+  modelSpan: [number, number];
+}
+
+/** the object the strict parser builds, member by member in the frame's order */
+function build(h: Head, content: string, logprobs: boolean, usage: boolean, obfuscation: string | undefined): JsonObject {
+  const parsed: JsonObject = { id: h.id, object: 'chat.completion.chunk', created: h.created, model: h.model };
+  if (h.tier !== undefined) parsed.service_tier = h.tier;
+  if (h.fingerprint !== undefined) parsed.system_fingerprint = h.fingerprint;
+  const choice: JsonObject = { index: 0, delta: { content } };
+  if (logprobs) choice.logprobs = null;
+  choice.finish_reason = null;
+  parsed.choices = [choice];
+  if (usage) parsed.usage = null;
+  if (obfuscation !== undefined) parsed.obfuscation = obfuscation;
+  return parsed;
+}
+
+/** The frame in full: its head and the recognised chunk, or null. */
+function readFrame(data: string): [Head, ChunkLayout] | null {
   if (data.length > MAX_FRAME) return null;
   const m = FRAME.exec(data);
   if (m === null) return null;
-  const [, id, created, model, tier, fingerprint, fingerprintNull, content, logprobs, usage, obfuscation] = m as unknown as (string | undefined)[];
-  const parsed: JsonObject = { id: text(id!), object: 'chat.completion.chunk', created: Number(created), model: text(model!) };
-  if (tier !== undefined) parsed.service_tier = text(tier);
-  if (fingerprint !== undefined) parsed.system_fingerprint = text(fingerprint);
-  else if (fingerprintNull !== undefined) parsed.system_fingerprint = null;
-  const choice: JsonObject = { index: 0, delta: { content: text(content!) } };
-  if (logprobs !== undefined) choice.logprobs = null;
-  choice.finish_reason = null;
-  parsed.choices = [choice];
-  if (usage !== undefined) parsed.usage = null;
-  if (obfuscation !== undefined) parsed.obfuscation = text(obfuscation);
-  const start = MODEL_AT + id!.length + MODEL_AFTER_ID + created!.length + MODEL_KEY;
-  return { parsed, modelSpan: [start, start + model!.length + 2] };
+  const id = m[1]!;
+  const created = m[2]!;
+  const model = m[3]!;
+  const tier = m[4];
+  const fingerprint = m[5];
+  const fingerprintNull = m[6];
+  const obfuscation = m[10];
+  const start = MODEL_AT + id.length + MODEL_AFTER_ID + created.length + MODEL_KEY;
+  const modelSpan: [number, number] = [start, start + model.length + 2];
+  const prefixLength =
+    modelSpan[1] + 1 + (tier === undefined ? 0 : TIER + tier.length) +
+    (fingerprint !== undefined ? FINGERPRINT + fingerprint.length : fingerprintNull !== undefined ? FINGERPRINT_NULL : 0) + CONTENT_AT;
+  const head: Head = {
+    prefix: data.slice(0, prefixLength),
+    id: text(id),
+    created: Number(created),
+    model: text(model),
+    tier: tier === undefined ? undefined : text(tier),
+    fingerprint: fingerprint !== undefined ? text(fingerprint) : fingerprintNull !== undefined ? null : undefined,
+    modelSpan,
+  };
+  const content = text(m[7]!);
+  const parsed = build(head, content, m[8] !== undefined, m[9] !== undefined, obfuscation === undefined ? undefined : text(obfuscation));
+  return [head, { parsed, modelSpan, content }];
+}
+
+export function parseChunkLayout(data: string): ChunkLayout | null {
+  return readFrame(data)?.[1] ?? null;
+}
+
+/**
+ * The content frames of one stream (one reader per upstream response). Every chunk of a stream
+ * begins with the same members (id, created, model, service tier, fingerprint), so once a frame was
+ * recognised in full, a frame that begins with the very same text up to its content string needs
+ * only the rest matched (TAIL, the expression's end) and its head is the one already decoded.
+ * Exactly as strict as parseChunkLayout: the expression is that text's part followed by TAIL's, so
+ * a frame that begins with text the first part matched is recognised when, and only when, the rest
+ * matches TAIL; anything else takes the whole expression (and then the general path), as before.
+ */
+export class ChunkLayoutReader {
+  private head: Head | undefined = undefined;
+
+  read(data: string): ChunkLayout | null {
+    const h = this.head;
+    // (a slice compared is several times faster than startsWith on the sliced strings a stream's frames are)
+    if (h !== undefined && data.length <= MAX_FRAME && data.slice(0, h.prefix.length) === h.prefix) {
+      TAIL.lastIndex = h.prefix.length;
+      const m = TAIL.exec(data);
+      if (m !== null) {
+        const obfuscation = m[4];
+        const content = text(m[1]!);
+        return { parsed: build(h, content, m[2] !== undefined, m[3] !== undefined, obfuscation === undefined ? undefined : text(obfuscation)), modelSpan: h.modelSpan, content };
+      }
+    }
+    const r = readFrame(data);
+    if (r === null) return null;
+    this.head = r[0];
+    return r[1];
+  }
 }

@@ -6,7 +6,8 @@
 // - the first frame (message-start) gains the `gateway` routing object, appended to a recognised
 //   frame's bytes;
 // - the frame with the final usage (message-delta) gets the gateway's `usage` (validated tokens and
-//   the cost settle charges, as the re-encoder writes it) in place of the upstream's, and `gateway`;
+//   the cost settle charges, as the re-encoder writes it) in place of the upstream's, and `gateway`:
+//   spliced into a recognised usage chunk's bytes (its `usageSpan`), else re-serialised;
 // - [DONE] is written as it is.
 // Everything else (ids, `created`, `system_fingerprint`, `service_tier`, `obfuscation`, `logprobs:
 // null`, `usage: null` on every chunk, Azure's filter results) is the upstream's.
@@ -29,6 +30,8 @@ export function throughFrame(native: NativeFrame, changes: ThroughChanges): stri
   if (native.event === 'done') return DONE;
   const { gateway, usage } = changes;
   const span = native.modelSpan;
+  const usageSpan = native.usageSpan;
+  if (usage !== undefined && span !== undefined && usageSpan !== undefined) return throughUsage(native, changes, usage, span, usageSpan);
   if (usage === undefined && span !== undefined) {
     // a recognised layout (chunk-layout.ts, frame-layouts.ts): no whitespace, no `gateway` member, ends with `}`
     const data = native.parsed.model === changes.model ? native.data : `${native.data.slice(0, span[0])}${changes.modelJson}${native.data.slice(span[1])}`;
@@ -39,6 +42,14 @@ export function throughFrame(native: NativeFrame, changes: ThroughChanges): stri
   if (usage !== undefined) out.usage = usage;
   if (gateway !== undefined) out.gateway = gateway;
   return `data: ${JSON.stringify(out)}\n\n`;
+}
+
+/** A recognised usage chunk (no whitespace, no `gateway` member, ends with `}`): the model and the usage spliced in, `gateway` appended. */
+function throughUsage(native: NativeFrame, changes: ThroughChanges, usage: JsonObject, model: [number, number], at: [number, number]): string {
+  const data = native.data;
+  const head = native.parsed.model === changes.model ? data.slice(0, at[0]) : `${data.slice(0, model[0])}${changes.modelJson}${data.slice(model[1], at[0])}`;
+  const gateway = changes.gateway === undefined ? '' : `,"gateway":${JSON.stringify(changes.gateway)}`;
+  return `data: ${head}${JSON.stringify(usage)}${data.slice(at[1], -1)}${gateway}}\n\n`;
 }
 
 /** The frame carries a finish_reason (so the re-encoder must not write one again). */

@@ -25,7 +25,7 @@ import { randomUUID } from 'node:crypto';
 import { emptyUsage, type CanonicalEvent, type JsonObject, type NativeFrame, type StopReason, type Usage } from '../../chunks.js';
 import type { UpstreamDecoder } from '../dialect.js';
 import { CHAT_REASONING_SIGNATURE } from '../../translate/reasoning-state.js';
-import { parseChunkLayout } from './chunk-layout.js';
+import { ChunkLayoutReader, type ChunkLayout } from './chunk-layout.js';
 import { recogniseChunk } from './frame-layouts.js';
 import { decodeChatCompletion } from './message.js';
 import { ThroughRule } from './through.js';
@@ -45,6 +45,8 @@ interface ToolSlot {
 
 export class ChatStreamDecoder implements UpstreamDecoder {
   private readonly through = new ThroughRule();
+  /** the content frames, recognised by their layout */
+  private readonly contentLayout = new ChunkLayoutReader();
   private started = false;
   private nextBlock = 0;
   /** canonical index of the open block, -1 when none */
@@ -68,11 +70,16 @@ export class ChatStreamDecoder implements UpstreamDecoder {
   sse(msg: { event: string | undefined; data: string }): CanonicalEvent[] {
     if (this.done) throw integrityError('a chunk arrived after [DONE]');
     if (msg.data === '[DONE]') return this.end(chatFrame('done', '[DONE]', {}), true);
-    const content = parseChunkLayout(msg.data);
-    const layout = content ?? recogniseChunk(msg.data);
-    const parsed = layout?.parsed ?? parseObject(msg.data, 'chat.completion.chunk');
+    const content = this.contentLayout.read(msg.data);
+    if (content !== null && this.started) return this.content(content, msg.data);
+    const layout = content === null ? recogniseChunk(msg.data) : null;
+    const parsed = content?.parsed ?? layout?.parsed ?? parseObject(msg.data, 'chat.completion.chunk');
     const native = chatFrame('chunk', msg.data, parsed);
-    if (layout !== null) native.modelSpan = layout.modelSpan;
+    if (content !== null) native.modelSpan = content.modelSpan;
+    else if (layout !== null) {
+      native.modelSpan = layout.modelSpan;
+      if (layout.usageSpan !== undefined) native.usageSpan = layout.usageSpan;
+    }
     if (isObject(parsed.error)) {
       this.done = true;
       return [{ type: 'error', error: errorFromWire(parsed.error), native }];
@@ -95,6 +102,26 @@ export class ChatStreamDecoder implements UpstreamDecoder {
     }
     if (this.stop !== undefined && this.usage !== undefined && !this.finished) this.finish(native, out);
     this.through.mark(native, parsed, out, content !== null);
+    return out;
+  }
+
+  /**
+   * A content frame in its recognised layout (chunk-layout.ts) once the stream started: what `sse`
+   * checks holds by construction (one choice at index 0, a delta of a string content, no
+   * finish_reason, no usage, no error), so only what depends on the stream's state is done here,
+   * in the same order.
+   */
+  private content(layout: ChunkLayout, data: string): CanonicalEvent[] {
+    const native = chatFrame('chunk', data, layout.parsed);
+    native.modelSpan = layout.modelSpan;
+    const out: CanonicalEvent[] = [];
+    const text = layout.content;
+    if (text !== '') {
+      if (this.stop !== undefined) throw integrityError('content arrived after finish_reason');
+      this.text(text, native, out);
+    }
+    if (this.stop !== undefined && this.usage !== undefined && !this.finished) this.finish(native, out);
+    this.through.mark(native, layout.parsed, out, true);
     return out;
   }
 

@@ -61,9 +61,28 @@ export interface RecognisedChunk {
   parsed: JsonObject;
   /** where the `model` value (with its quotes) lies in the frame */
   modelSpan: [number, number];
+  /** the usage chunk: where its `usage` object lies in the frame */
+  usageSpan?: [number, number];
+}
+
+const USAGE_AT = '"choices":[],"usage":';
+const OBFUSCATION_AT = ',"obfuscation":"';
+
+/**
+ * Where a recognised usage chunk's `usage` object lies: after `"choices":[],"usage":`, up to the
+ * `obfuscation` member or the last `}`. Found by text: in a recognised frame (no whitespace) neither
+ * `,"` nor `"choices":[],"usage":` can occur inside a string (every quote in one is escaped), so the
+ * one occurrence outside the strings is the member itself.
+ */
+function usageSpan(data: string, parsed: JsonObject, after: number): [number, number] {
+  const start = data.indexOf(USAGE_AT, after) + USAGE_AT.length;
+  return [start, parsed.obfuscation === undefined ? data.length - 1 : data.lastIndexOf(OBFUSCATION_AT)];
 }
 
 export function recogniseChunk(data: string): RecognisedChunk | null {
-  const r = candidate(data)?.(data) ?? null;
-  return r === null ? null : { parsed: r.parsed, modelSpan: r.spans.model! };
+  const layout = candidate(data);
+  const r = layout?.(data) ?? null;
+  if (r === null) return null;
+  const modelSpan = r.spans.model!;
+  return layout === USAGE ? { parsed: r.parsed, modelSpan, usageSpan: usageSpan(data, r.parsed, modelSpan[1]) } : { parsed: r.parsed, modelSpan };
 }
