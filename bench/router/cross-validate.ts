@@ -11,7 +11,7 @@ import { parseArgs } from 'node:util';
 import { PromptScorer, qualityOf } from '../../lib/router/weights.js';
 import { DATASETS, readSplit, strongest, readModels } from './data.js';
 import { fit, type FitItem } from './fit.js';
-import { always, savedAt95, table, targetCurve } from './metrics.js';
+import { always, pooledSaved, savedAt95, table, targetCurve, type PooledRun } from './metrics.js';
 import { SKILLS } from './skill-labels.js';
 import { FIT_ARGS, fitModels, fitOptionsFrom, loadItems, skillNames } from './train.js';
 
@@ -47,14 +47,19 @@ function main(): void {
     });
   }
   let sum = 0;
+  const runs: PooledRun[] = [];
   DATASETS.forEach((dataset, d) => {
     const dataModels = readModels(dataset);
     const t = table(rows[d]!, dataModels);
-    const saved = savedAt95(targetCurve(t, held[d]!), always(t, dataModels.indexOf(strongest(dataModels))))?.saved ?? 0;
+    const top = always(t, dataModels.indexOf(strongest(dataModels)));
+    const curve = targetCurve(t, held[d]!);
+    runs.push({ n: t.n, top, curve });
+    const saved = savedAt95(curve, top)?.saved ?? 0;
     if (TARGETED.includes(dataset)) sum += saved / TARGETED.length;
     process.stdout.write(`${dataset.padEnd(20)} ${k}-fold CV on train n=${String(t.n).padStart(5)}  router saved ${(100 * saved).toFixed(1).padStart(5)} %\n`);
   });
   process.stdout.write(`mean saved over MMLU, GSM8K, 9-model: ${(100 * sum).toFixed(1)} %\n`);
+  process.stdout.write(`pooled (one target for all ${String(runs.reduce((a, r) => a + r.n, 0))} prompts): ${(100 * (pooledSaved(runs) ?? 0)).toFixed(1)} %\n`);
 }
 
 main();

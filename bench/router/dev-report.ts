@@ -4,7 +4,7 @@
 // ways): the quality it reaches there, as a share of always-strongest's, and the cost it saves.
 import { loadRouter } from '../../lib/router/index.js';
 import { DATASETS, readModels, readSplit, strongest, type DataItem, type DataModel } from './data.js';
-import { always, savedAt95, table, targetCurve, TARGETS, type Point } from './metrics.js';
+import { always, pooledSaved, savedAt95, table, targetCurve, TARGETS, type Point, type PooledRun } from './metrics.js';
 
 const TARGETED = ['routellm-mmlu', 'routellm-gsm8k', 'llmrouter-dcrouter'];
 
@@ -12,6 +12,7 @@ export function devReport(weightsPath: string): string {
   const router = loadRouter(weightsPath);
   const lines: string[] = [];
   let sum = 0;
+  const runs: PooledRun[] = [];
   for (const dataset of DATASETS) {
     const models = readModels(dataset);
     const items = readSplit(dataset, 'dev');
@@ -22,7 +23,9 @@ export function devReport(weightsPath: string): string {
     items.forEach((it, i) => pred.set(router.predict(it.input, profiles), i * M));
     const s = models.indexOf(strongest(models));
     const top = always(t, s);
-    const ours = savedAt95(targetCurve(t, pred), top);
+    const curve = targetCurve(t, pred);
+    runs.push({ n: t.n, top, curve });
+    const ours = savedAt95(curve, top);
     if (TARGETED.includes(dataset)) sum += ours?.saved ?? 0;
     const cheapest = models.reduce((a, m, j) => (m.price.output < models[a]!.price.output ? j : a), 0);
     const low = always(t, cheapest);
@@ -32,6 +35,7 @@ export function devReport(weightsPath: string): string {
     lines.push(`${dataset.padEnd(20)} dev n=${String(t.n).padStart(5)}  router saved ${fmt(ours?.saved)}  random ${fmt(random?.saved)}  strongest q=${top.quality.toFixed(3)}  half→half: ${halves}`);
   }
   lines.push(`mean saved over MMLU, GSM8K, 9-model: ${fmt(sum / TARGETED.length)}`);
+  lines.push(`pooled (one target for all ${String(runs.reduce((a, r) => a + r.n, 0))} prompts): ${fmt(pooledSaved(runs) ?? undefined)}`);
   return `${lines.join('\n')}\n`;
 }
 

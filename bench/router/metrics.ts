@@ -81,3 +81,22 @@ export function targetCurve(t: Table, pred: Float64Array, targets: readonly numb
     return pointOf(t, choice);
   });
 }
+
+/** One dataset's share of a pooled reading: its size, always-strongest's point, its curve over TARGETS. */
+export interface PooledRun {
+  n: number;
+  top: Point;
+  curve: readonly Point[];
+}
+
+/**
+ * The cost saved on all datasets' prompts together at one target for all (the evaluation's pooled
+ * row): the curves weighted by each dataset's size, read at ≥ 95 % of always-strongest's pooled quality.
+ */
+export function pooledSaved(runs: readonly PooledRun[]): number | null {
+  const n = runs.reduce((a, r) => a + r.n, 0);
+  const mean = (f: (r: PooledRun) => number): number => runs.reduce((a, r) => a + f(r) * r.n, 0) / n;
+  const top = { quality: mean((r) => r.top.quality), cost: mean((r) => r.top.cost) };
+  const curve = runs[0]!.curve.map((_, j) => ({ quality: mean((r) => r.curve[j]!.quality), cost: mean((r) => r.curve[j]!.cost) }));
+  return savedAt95(curve, top)?.saved ?? null;
+}

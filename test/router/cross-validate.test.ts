@@ -17,6 +17,7 @@ t.test('bench/router/cross-validate scores held-out train folds and reads train.
     t.match(r.stdout, new RegExp(`${dataset} +2-fold CV on train n= *\\d+ +router saved +\\d+\\.\\d %`), dataset);
   }
   t.match(r.stdout, /mean saved over MMLU, GSM8K, 9-model: \d+\.\d %/);
+  t.match(r.stdout, /pooled \(one target for all 12505 prompts\): +\d+\.\d %/, 'the pooled figure, as the evaluation reads it');
   const data = readFileSync(trace, 'utf8').split('\n').filter((p) => p.includes('router-data'));
   t.ok(data.some((p) => p.endsWith('routellm-gsm8k/train.jsonl')), 'the trace sees the train splits opened');
   t.same(data.filter((p) => /(dev|test)\.jsonl$|\/raw(\/|$)/.test(p)), [], 'never dev.jsonl, test.jsonl nor raw/');
