@@ -14,7 +14,9 @@
 // path pays nothing per chunk), and of the chunk that brought the first content frame only the
 // frames up to it are decoded (the rest is validated as UTF-8: it was held too). A preamble past
 // MAX_PREAMBLE bytes goes on unchecked. What it decoded goes on with the `upstream` note
-// (`handOff`, checked-answer.ts), so that the stages after dispatch do not decode it again.
+// (`handOff`, checked-answer.ts), so that the stages after dispatch do not decode it again: a
+// stream's start goes there with its bytes, and only what follows it goes down the chain
+// (`heldBytes`), so that the held bytes are neither read twice nor copied into one piece.
 import { isUtf8 } from 'node:buffer';
 import { createParser, type EventSourceParser } from 'eventsource-parser';
 import type { CanonicalEvent } from '../chunks.js';
@@ -39,6 +41,11 @@ export interface AnswerCheck {
    * instead of decoding it again (the `upstream` note carries it); undefined for nothing.
    */
   handOff(): CheckedAnswer | undefined;
+  /**
+   * Once the answer began well: what of the bytes read goes on to the stages as the body's first
+   * chunk, in one piece (null for none): all of them, or what follows a start handed off.
+   */
+  heldBytes(): Buffer | null;
 }
 
 /** Events that carry nothing generated yet: the answer is still in its preamble. */
@@ -82,6 +89,10 @@ class StreamCheck implements AnswerCheck {
   private past = false;
   /** the start decoded, once the first content frame ended a piece (a clean cut) */
   private start: CheckedStart | undefined = undefined;
+  /** the chunks read (once the start is cut off: its bytes, the last one cut after the content frame) */
+  private readonly chunks: Buffer[] = [];
+  /** what follows the start in its last chunk: the stages read it (a view, not a copy) */
+  private rest: Buffer | null = null;
 
   constructor(private readonly decoder: UpstreamDecoder) {
     this.parser = createParser({
@@ -104,7 +115,7 @@ class StreamCheck implements AnswerCheck {
    * The rest of the chunk is held too, so it must be UTF-8 as well: it is validated, not decoded.
    */
   feed(chunk: Buffer): boolean {
-    const before = this.size;
+    this.chunks.push(chunk);
     this.size += chunk.length;
     let from = 0;
     let blank = -1;
@@ -115,7 +126,10 @@ class StreamCheck implements AnswerCheck {
       from = to;
     }
     if (this.content && blank !== -1 && !this.past) {
-      this.start = { kind: 'start', bytes: before + from, events: this.events, decoder: this.decoder };
+      // the start's bytes stay with it (sse-decode reads them only when it cannot skip them)
+      this.chunks[this.chunks.length - 1] = chunk.subarray(0, from);
+      this.rest = chunk.subarray(from);
+      this.start = { kind: 'start', pieces: this.chunks, bytes: this.size - this.rest.length, events: this.events, decoder: this.decoder };
     }
     if (from < chunk.length) this.validate(chunk, from);
     return this.content || this.size > MAX_PREAMBLE;
@@ -144,11 +158,25 @@ class StreamCheck implements AnswerCheck {
     return this.start;
   }
 
+  /**
+   * After a start handed off, only what follows it (possibly nothing: an empty view still goes on,
+   * for sse-decode to put the start's events in its place at once); else every chunk read, joined.
+   */
+  heldBytes(): Buffer | null {
+    if (this.start !== undefined) return this.rest;
+    return joined(this.chunks, this.size);
+  }
+
   end(): void {
     if (this.content) return;
     if (contentIn(this.decoder.end?.() ?? [])) return;
     throw errors.integrity('the stream ended before any content', undefined);
   }
+}
+
+/** chunks in one piece: null for none, the one chunk itself, else their copy */
+function joined(chunks: readonly Buffer[], size: number): Buffer | null {
+  return chunks.length === 0 ? null : chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
 }
 
 /** a whole body at once: no state between calls, so one decoder serves every answer */
@@ -174,7 +202,7 @@ class JsonCheck implements AnswerCheck {
   }
 
   end(): void {
-    const bytes = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks, this.size);
+    const bytes = joined(this.chunks, this.size) ?? Buffer.alloc(0);
     let body: string;
     try {
       body = UTF8.decode(bytes);
@@ -189,6 +217,10 @@ class JsonCheck implements AnswerCheck {
   handOff(): CheckedJson | undefined {
     return this.decoded;
   }
+
+  heldBytes(): Buffer | null {
+    return this.decoded?.bytes ?? joined(this.chunks, this.size);
+  }
 }
 
 /** The check for the answer of `upstream` (its dialect's decoder, fresh); undefined when it has none. */
@@ -200,31 +232,27 @@ export function answerCheck(upstream: Upstream): AnswerCheck | undefined {
 }
 
 /**
- * Read `body` until `check` says the answer began well, or until it ended: what was read, in one
- * piece (null for none; joined, since each chunk handed on separately costs a step through the
- * chain, more than the copy of a preamble; a JSON answer as the check joined it: sse-decode knows
- * those very bytes and takes their text from the check). Throws the body's failure (a reset, the
- * idle timeout, an abort) or the check's, after stopping the call.
+ * Read `body` until `check` says the answer began well, or until it ended: what goes on of what was
+ * read, in one piece (`heldBytes`: null for none). One piece, since each chunk handed on separately
+ * costs a step through the chain (and a write to the client); a stream's start the check decoded
+ * stays with the check's hand-off instead (sse-decode skips it), so that only the rest of its last
+ * chunk goes on, uncopied; a JSON answer goes on as the check joined it (sse-decode knows those very
+ * bytes and takes their text from the check). Throws the body's failure (a reset, the idle timeout,
+ * an abort) or the check's, after stopping the call.
  */
 export async function holdBack(body: AsyncIterableIterator<Buffer>, check: AnswerCheck): Promise<Buffer | null> {
-  const held: Buffer[] = [];
-  let size = 0;
   try {
     for (;;) {
       const r = await body.next();
       if (r.done === true) {
         check.end();
-        const decoded = check.handOff();
-        if (decoded?.kind === 'json') return decoded.bytes;
         break;
       }
-      held.push(r.value);
-      size += r.value.length;
       if (check.feed(r.value)) break;
     }
   } catch (err) {
     body.return?.().catch(() => undefined);
     throw err;
   }
-  return held.length === 0 ? null : held.length === 1 ? held[0]! : Buffer.concat(held, size);
+  return check.heldBytes();
 }

@@ -7,7 +7,8 @@
 // content frame, a whole JSON answer that decodes), and silence, a reset, a cut, a malformed frame
 // or an in-band error before that moves on like a failed head. Then the answer goes out as an
 // `upstream` note (which deployment, how, and when; what the check decoded of it, `checked`) and
-// its body: what was held in one piece, the rest chunk by chunk from this one generator (the hot
+// its body: what was held, in one piece (after a stream start the check decoded, only what follows
+// it: the start's bytes go with `checked`), the rest chunk by chunk from this one generator (the hot
 // path: no extra hop or check per chunk), or read whole by the caller's `answer`. If an answer read
 // whole is lost, an `upstream: null` note takes it back and the next deployment is tried. The
 // upstream's request id goes out as a `headers` note where the client's dialect shows it.
@@ -202,7 +203,7 @@ export async function* failover<O>(ctx: RequestContext, routed: RoutedRequest, c
       yield { note: 'upstream', upstream: null, checked: undefined }; // nothing of it reached anyone: no provider work
       continue;
     }
-    const check = call.check?.(answered);
+    let check = call.check?.(answered);
     let held: Buffer | null = null;
     if (check !== undefined) {
       try {
@@ -227,7 +228,9 @@ export async function* failover<O>(ctx: RequestContext, routed: RoutedRequest, c
       }
     }
     call.committed?.();
-    yield { note: 'upstream', upstream: answered, checked: check?.handOff() };
+    const checked = check?.handOff();
+    check = undefined; // the generator lives as long as the stream: it does not keep what the check read
+    yield { note: 'upstream', upstream: answered, checked };
     const shown = upstreamIdHeaders(ctx, deployment.protocol, requestId);
     if (shown !== null) {
       shownId = requestId;
