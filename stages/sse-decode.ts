@@ -10,16 +10,16 @@
 //
 // What dispatch's answer check decoded already, handed on as the `upstream` note's `checked`
 // (lib/providers/checked-answer.ts), is not decoded again: the whole frames at the start of a stream
-// it read up to the first content frame do not come down the chain (dispatch hands on what follows
-// them), and CHECKED_START goes in their place (provider-decode outputs their events from the same
-// note); a JSON body that is the very Buffer the check decoded is the text it decoded.
+// it read up to the first content frame are skipped (CHECKED_START goes in their place, in the step
+// of the chunk they end in: the chunks before it output nothing; provider-decode outputs their events
+// from the same note), and a JSON body that is the very Buffer the check decoded is the text it decoded.
 import { createParser, type EventSourceParser } from 'eventsource-parser';
 import type { UpstreamMessage } from '../lib/chunks.js';
 import type { RequestContext } from '../lib/context.js';
 import type { GatewayError } from '../lib/errors.js';
 import { errors } from '../lib/errors/index.js';
 import type { Upstream } from '../lib/notes.js';
-import { CHECKED_START, type CheckedAnswer, type CheckedStart } from '../lib/providers/checked-answer.js';
+import { CHECKED_START, type CheckedAnswer } from '../lib/providers/checked-answer.js';
 import type { Stage } from '../lib/stage.js';
 import { Utf8Stream } from '../lib/utf8-stream.js';
 
@@ -71,6 +71,8 @@ export function sseDecode(opts: SseDecodeOptions = {}): Stage<Buffer, UpstreamMe
   let checked: CheckedAnswer | undefined;
   /** the text fed so far ended with a CR: the parser waits to see whether an LF follows */
   let endsInCr = false;
+  /** bytes at the start of the stream the answer check decoded already: skipped */
+  let skip = 0;
 
   function newParser(): EventSourceParser {
     return createParser({
@@ -109,6 +111,36 @@ export function sseDecode(opts: SseDecodeOptions = {}): Stage<Buffer, UpstreamMe
     return ready;
   }
 
+  /**
+   * A stream's default mode was just decided: the start the answer check decoded is skipped, unless
+   * it is longer than an event may be (its frames must meet this stage's bound: read them again).
+   */
+  function skipCheckedStart(): boolean {
+    const start = checked;
+    checked = undefined;
+    if (start === undefined || start.kind !== 'start' || start.bytes > maxEventSize) return false;
+    skip = start.bytes;
+    utf8.readBefore();
+    return true;
+  }
+
+  /**
+   * `chunk` while the start is skipped: nothing until the chunk it ends in (dispatch hands on the
+   * chunks the check held as they came, not joined: a chunk that outputs nothing costs no write),
+   * then CHECKED_START in its place and what follows it in that chunk.
+   */
+  function skipping(chunk: Buffer): UpstreamMessage[] | undefined {
+    if (chunk.length < skip) {
+      skip -= chunk.length;
+      return undefined;
+    }
+    const ready = chunk.length === skip ? undefined : feedSse(chunk.subarray(skip));
+    skip = 0;
+    if (ready === undefined) return [CHECKED_START];
+    ready.unshift(CHECKED_START);
+    return ready;
+  }
+
   function hold(chunk: Buffer): void {
     heldBytes += chunk.length;
     if (heldBytes > maxJsonBytes) throw integrityError(`the response body exceeds ${maxJsonBytes} bytes`);
@@ -135,42 +167,6 @@ export function sseDecode(opts: SseDecodeOptions = {}): Stage<Buffer, UpstreamMe
     return first === 0x7b || first === 0x5b ? 'json' : 'sse';
   }
 
-  /** One more chunk of the body, as it came. */
-  function read(chunk: Buffer, ctx: RequestContext): UpstreamMessage[] | undefined {
-    if (mode === 'sse') return feedSse(chunk);
-    if (mode === 'json') {
-      hold(chunk);
-      return undefined;
-    }
-    mode = decide(ctx, firstSignificant(chunk));
-    if (mode === 'sse') return feedHeld(chunk);
-    hold(chunk);
-    return undefined;
-  }
-
-  /**
-   * The first chunk after a stream start the answer check decoded (`rest`: what followed it). The
-   * start is skipped in the default mode, unless it is longer than an event may be (its frames must
-   * meet this stage's bound); else its bytes are read here first, as if they had come down the chain.
-   */
-  function afterStart(start: CheckedStart, rest: Buffer, ctx: RequestContext): UpstreamMessage[] | undefined {
-    checked = undefined;
-    if (mode === undefined && opts.mode === undefined && defaultMode(ctx, upstream) === 'sse' && start.bytes <= maxEventSize) {
-      mode = 'sse';
-      utf8.readBefore();
-      const ready = feedSse(rest);
-      if (ready === undefined) return [CHECKED_START];
-      ready.unshift(CHECKED_START);
-      return ready;
-    }
-    let ready: UpstreamMessage[] | undefined;
-    for (const piece of [...start.pieces, rest]) {
-      const got = read(piece, ctx);
-      if (got) ready = ready ? ready.concat(got) : got;
-    }
-    return ready;
-  }
-
   return {
     name: 'sse-decode',
     note(n) {
@@ -180,18 +176,20 @@ export function sseDecode(opts: SseDecodeOptions = {}): Stage<Buffer, UpstreamMe
       }
     },
     step(chunk, ctx) {
-      if (mode === 'sse') return feedSse(chunk);
-      if (checked !== undefined && checked.kind === 'start') return afterStart(checked, chunk, ctx);
-      return read(chunk, ctx);
+      if (mode === 'sse') return skip === 0 ? feedSse(chunk) : skipping(chunk);
+      if (mode === 'json') {
+        hold(chunk);
+        return undefined;
+      }
+      mode = decide(ctx, firstSignificant(chunk));
+      if (mode === 'sse' && opts.mode === undefined && held.length === 0 && skipCheckedStart()) return skipping(chunk);
+      if (mode === 'sse') return feedHeld(chunk);
+      hold(chunk);
+      return undefined;
     },
     flush(ctx) {
-      // dispatch hands on a chunk after a checked start, even an empty one: this is for any other source
-      const first = checked !== undefined && checked.kind === 'start' ? afterStart(checked, Buffer.alloc(0), ctx) : undefined;
       mode ??= decide(ctx, -1) ?? 'sse';
-      if (mode === 'sse') {
-        const ready = feedHeld(undefined);
-        return first && ready ? first.concat(ready) : (first ?? ready);
-      }
+      if (mode === 'sse') return feedHeld(undefined);
       const json = checked;
       checked = undefined;
       if (json !== undefined && json.kind === 'json' && held.length === 1 && held[0] === json.bytes) {

@@ -14,9 +14,9 @@
 // path pays nothing per chunk), and of the chunk that brought the first content frame only the
 // frames up to it are decoded (the rest is validated as UTF-8: it was held too). A preamble past
 // MAX_PREAMBLE bytes goes on unchecked. What it decoded goes on with the `upstream` note
-// (`handOff`, checked-answer.ts), so that the stages after dispatch do not decode it again: a
-// stream's start goes there with its bytes, and only what follows it goes down the chain
-// (`heldBytes`), so that the held bytes are neither read twice nor copied into one piece.
+// (`handOff`, checked-answer.ts), so that the stages after dispatch do not decode it again; the
+// chunks it held then go on as they came (`held`): sse-decode skips the start they begin with, so
+// they are neither read twice nor copied into one piece.
 import { isUtf8 } from 'node:buffer';
 import { createParser, type EventSourceParser } from 'eventsource-parser';
 import type { CanonicalEvent } from '../chunks.js';
@@ -42,10 +42,11 @@ export interface AnswerCheck {
    */
   handOff(): CheckedAnswer | undefined;
   /**
-   * Once the answer began well: what of the bytes read goes on to the stages as the body's first
-   * chunk, in one piece (null for none): all of them, or what follows a start handed off.
+   * Once the answer began well: the bytes read, as they go on (empty for none): the chunks as they
+   * came after a start handed off (sse-decode skips it and outputs nothing before its end, so that
+   * each costs a step through the chain but no write to the client), else in one piece.
    */
-  heldBytes(): Buffer | null;
+  held(): Buffer[];
 }
 
 /** Events that carry nothing generated yet: the answer is still in its preamble. */
@@ -89,10 +90,8 @@ class StreamCheck implements AnswerCheck {
   private past = false;
   /** the start decoded, once the first content frame ended a piece (a clean cut) */
   private start: CheckedStart | undefined = undefined;
-  /** the chunks read (once the start is cut off: its bytes, the last one cut after the content frame) */
+  /** the chunks read */
   private readonly chunks: Buffer[] = [];
-  /** what follows the start in its last chunk: the stages read it (a view, not a copy) */
-  private rest: Buffer | null = null;
 
   constructor(private readonly decoder: UpstreamDecoder) {
     this.parser = createParser({
@@ -115,6 +114,7 @@ class StreamCheck implements AnswerCheck {
    * The rest of the chunk is held too, so it must be UTF-8 as well: it is validated, not decoded.
    */
   feed(chunk: Buffer): boolean {
+    const before = this.size;
     this.chunks.push(chunk);
     this.size += chunk.length;
     let from = 0;
@@ -126,10 +126,7 @@ class StreamCheck implements AnswerCheck {
       from = to;
     }
     if (this.content && blank !== -1 && !this.past) {
-      // the start's bytes stay with it (sse-decode reads them only when it cannot skip them)
-      this.chunks[this.chunks.length - 1] = chunk.subarray(0, from);
-      this.rest = chunk.subarray(from);
-      this.start = { kind: 'start', pieces: this.chunks, bytes: this.size - this.rest.length, events: this.events, decoder: this.decoder };
+      this.start = { kind: 'start', bytes: before + from, events: this.events, decoder: this.decoder };
     }
     if (from < chunk.length) this.validate(chunk, from);
     return this.content || this.size > MAX_PREAMBLE;
@@ -159,12 +156,12 @@ class StreamCheck implements AnswerCheck {
   }
 
   /**
-   * After a start handed off, only what follows it (possibly nothing: an empty view still goes on,
-   * for sse-decode to put the start's events in its place at once); else every chunk read, joined.
+   * After a start handed off, the chunks as they came (no copy: sse-decode outputs nothing before
+   * the chunk the start ends in); else in one piece, since each chunk sse-decode reads costs a write
+   * to the client, more than the copy of a preamble.
    */
-  heldBytes(): Buffer | null {
-    if (this.start !== undefined) return this.rest;
-    return joined(this.chunks, this.size);
+  held(): Buffer[] {
+    return this.start !== undefined || this.chunks.length <= 1 ? this.chunks : [Buffer.concat(this.chunks, this.size)];
   }
 
   end(): void {
@@ -172,11 +169,6 @@ class StreamCheck implements AnswerCheck {
     if (contentIn(this.decoder.end?.() ?? [])) return;
     throw errors.integrity('the stream ended before any content', undefined);
   }
-}
-
-/** chunks in one piece: null for none, the one chunk itself, else their copy */
-function joined(chunks: readonly Buffer[], size: number): Buffer | null {
-  return chunks.length === 0 ? null : chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
 }
 
 /** a whole body at once: no state between calls, so one decoder serves every answer */
@@ -202,7 +194,7 @@ class JsonCheck implements AnswerCheck {
   }
 
   end(): void {
-    const bytes = joined(this.chunks, this.size) ?? Buffer.alloc(0);
+    const bytes = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks, this.size);
     let body: string;
     try {
       body = UTF8.decode(bytes);
@@ -218,8 +210,9 @@ class JsonCheck implements AnswerCheck {
     return this.decoded;
   }
 
-  heldBytes(): Buffer | null {
-    return this.decoded?.bytes ?? joined(this.chunks, this.size);
+  /** the chunks as the check joined them (sse-decode takes their text from the check) */
+  held(): Buffer[] {
+    return [this.decoded!.bytes];
   }
 }
 
@@ -232,15 +225,11 @@ export function answerCheck(upstream: Upstream): AnswerCheck | undefined {
 }
 
 /**
- * Read `body` until `check` says the answer began well, or until it ended: what goes on of what was
- * read, in one piece (`heldBytes`: null for none). One piece, since each chunk handed on separately
- * costs a step through the chain (and a write to the client); a stream's start the check decoded
- * stays with the check's hand-off instead (sse-decode skips it), so that only the rest of its last
- * chunk goes on, uncopied; a JSON answer goes on as the check joined it (sse-decode knows those very
- * bytes and takes their text from the check). Throws the body's failure (a reset, the idle timeout,
- * an abort) or the check's, after stopping the call.
+ * Read `body` until `check` says the answer began well, or until it ended: what was read, as it goes
+ * on (`held`; empty for nothing). Throws the body's failure (a reset, the idle timeout, an abort) or
+ * the check's, after stopping the call.
  */
-export async function holdBack(body: AsyncIterableIterator<Buffer>, check: AnswerCheck): Promise<Buffer | null> {
+export async function holdBack(body: AsyncIterableIterator<Buffer>, check: AnswerCheck): Promise<Buffer[]> {
   try {
     for (;;) {
       const r = await body.next();
@@ -254,5 +243,5 @@ export async function holdBack(body: AsyncIterableIterator<Buffer>, check: Answe
     body.return?.().catch(() => undefined);
     throw err;
   }
-  return check.heldBytes();
+  return check.held();
 }
