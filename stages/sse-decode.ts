@@ -10,9 +10,9 @@
 //
 // What dispatch's answer check decoded already, handed on as the `upstream` note's `checked`
 // (lib/providers/checked-answer.ts), is not decoded again: the whole frames at the start of a stream
-// it read up to the first content frame are skipped (CHECKED_START goes in their place: provider-decode
-// outputs their events from the same note), and a JSON body that is the very Buffer the check decoded
-// is the text it decoded.
+// it read up to the first content frame are skipped (CHECKED_START goes in their place, in the step
+// of the chunk they end in: the chunks before it output nothing; provider-decode outputs their events
+// from the same note), and a JSON body that is the very Buffer the check decoded is the text it decoded.
 import { createParser, type EventSourceParser } from 'eventsource-parser';
 import type { UpstreamMessage } from '../lib/chunks.js';
 import type { RequestContext } from '../lib/context.js';
@@ -124,15 +124,21 @@ export function sseDecode(opts: SseDecodeOptions = {}): Stage<Buffer, UpstreamMe
     return true;
   }
 
-  /** What is left of `chunk` after the bytes still to skip; undefined when nothing is. */
-  function afterSkip(chunk: Buffer): Buffer | undefined {
-    if (chunk.length <= skip) {
+  /**
+   * `chunk` while the start is skipped: nothing until the chunk it ends in (dispatch hands on the
+   * chunks the check held as they came, not joined: a chunk that outputs nothing costs no write),
+   * then CHECKED_START in its place and what follows it in that chunk.
+   */
+  function skipping(chunk: Buffer): UpstreamMessage[] | undefined {
+    if (chunk.length < skip) {
       skip -= chunk.length;
       return undefined;
     }
-    const rest = chunk.subarray(skip);
+    const ready = chunk.length === skip ? undefined : feedSse(chunk.subarray(skip));
     skip = 0;
-    return rest;
+    if (ready === undefined) return [CHECKED_START];
+    ready.unshift(CHECKED_START);
+    return ready;
   }
 
   function hold(chunk: Buffer): void {
@@ -170,23 +176,13 @@ export function sseDecode(opts: SseDecodeOptions = {}): Stage<Buffer, UpstreamMe
       }
     },
     step(chunk, ctx) {
-      if (mode === 'sse') {
-        if (skip === 0) return feedSse(chunk);
-        const rest = afterSkip(chunk);
-        return rest === undefined ? undefined : feedSse(rest);
-      }
+      if (mode === 'sse') return skip === 0 ? feedSse(chunk) : skipping(chunk);
       if (mode === 'json') {
         hold(chunk);
         return undefined;
       }
       mode = decide(ctx, firstSignificant(chunk));
-      if (mode === 'sse' && opts.mode === undefined && held.length === 0 && skipCheckedStart()) {
-        const rest = afterSkip(chunk);
-        const ready = rest === undefined ? undefined : feedSse(rest);
-        if (ready === undefined) return [CHECKED_START];
-        ready.unshift(CHECKED_START);
-        return ready;
-      }
+      if (mode === 'sse' && opts.mode === undefined && held.length === 0 && skipCheckedStart()) return skipping(chunk);
       if (mode === 'sse') return feedHeld(chunk);
       hold(chunk);
       return undefined;

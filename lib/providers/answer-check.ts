@@ -14,7 +14,9 @@
 // path pays nothing per chunk), and of the chunk that brought the first content frame only the
 // frames up to it are decoded (the rest is validated as UTF-8: it was held too). A preamble past
 // MAX_PREAMBLE bytes goes on unchecked. What it decoded goes on with the `upstream` note
-// (`handOff`, checked-answer.ts), so that the stages after dispatch do not decode it again.
+// (`handOff`, checked-answer.ts), so that the stages after dispatch do not decode it again; the
+// chunks it held then go on as they came (`held`): sse-decode skips the start they begin with, so
+// they are neither read twice nor copied into one piece.
 import { isUtf8 } from 'node:buffer';
 import { createParser, type EventSourceParser } from 'eventsource-parser';
 import type { CanonicalEvent } from '../chunks.js';
@@ -39,6 +41,12 @@ export interface AnswerCheck {
    * instead of decoding it again (the `upstream` note carries it); undefined for nothing.
    */
   handOff(): CheckedAnswer | undefined;
+  /**
+   * Once the answer began well: the bytes read, as they go on (empty for none): the chunks as they
+   * came after a start handed off (sse-decode skips it and outputs nothing before its end, so that
+   * each costs a step through the chain but no write to the client), else in one piece.
+   */
+  held(): Buffer[];
 }
 
 /** Events that carry nothing generated yet: the answer is still in its preamble. */
@@ -82,6 +90,8 @@ class StreamCheck implements AnswerCheck {
   private past = false;
   /** the start decoded, once the first content frame ended a piece (a clean cut) */
   private start: CheckedStart | undefined = undefined;
+  /** the chunks read */
+  private readonly chunks: Buffer[] = [];
 
   constructor(private readonly decoder: UpstreamDecoder) {
     this.parser = createParser({
@@ -105,6 +115,7 @@ class StreamCheck implements AnswerCheck {
    */
   feed(chunk: Buffer): boolean {
     const before = this.size;
+    this.chunks.push(chunk);
     this.size += chunk.length;
     let from = 0;
     let blank = -1;
@@ -142,6 +153,15 @@ class StreamCheck implements AnswerCheck {
 
   handOff(): CheckedStart | undefined {
     return this.start;
+  }
+
+  /**
+   * After a start handed off, the chunks as they came (no copy: sse-decode outputs nothing before
+   * the chunk the start ends in); else in one piece, since each chunk sse-decode reads costs a write
+   * to the client, more than the copy of a preamble.
+   */
+  held(): Buffer[] {
+    return this.start !== undefined || this.chunks.length <= 1 ? this.chunks : [Buffer.concat(this.chunks, this.size)];
   }
 
   end(): void {
@@ -189,6 +209,11 @@ class JsonCheck implements AnswerCheck {
   handOff(): CheckedJson | undefined {
     return this.decoded;
   }
+
+  /** the chunks as the check joined them (sse-decode takes their text from the check) */
+  held(): Buffer[] {
+    return [this.decoded!.bytes];
+  }
 }
 
 /** The check for the answer of `upstream` (its dialect's decoder, fresh); undefined when it has none. */
@@ -200,31 +225,23 @@ export function answerCheck(upstream: Upstream): AnswerCheck | undefined {
 }
 
 /**
- * Read `body` until `check` says the answer began well, or until it ended: what was read, in one
- * piece (null for none; joined, since each chunk handed on separately costs a step through the
- * chain, more than the copy of a preamble; a JSON answer as the check joined it: sse-decode knows
- * those very bytes and takes their text from the check). Throws the body's failure (a reset, the
- * idle timeout, an abort) or the check's, after stopping the call.
+ * Read `body` until `check` says the answer began well, or until it ended: what was read, as it goes
+ * on (`held`; empty for nothing). Throws the body's failure (a reset, the idle timeout, an abort) or
+ * the check's, after stopping the call.
  */
-export async function holdBack(body: AsyncIterableIterator<Buffer>, check: AnswerCheck): Promise<Buffer | null> {
-  const held: Buffer[] = [];
-  let size = 0;
+export async function holdBack(body: AsyncIterableIterator<Buffer>, check: AnswerCheck): Promise<Buffer[]> {
   try {
     for (;;) {
       const r = await body.next();
       if (r.done === true) {
         check.end();
-        const decoded = check.handOff();
-        if (decoded?.kind === 'json') return decoded.bytes;
         break;
       }
-      held.push(r.value);
-      size += r.value.length;
       if (check.feed(r.value)) break;
     }
   } catch (err) {
     body.return?.().catch(() => undefined);
     throw err;
   }
-  return held.length === 0 ? null : held.length === 1 ? held[0]! : Buffer.concat(held, size);
+  return check.held();
 }

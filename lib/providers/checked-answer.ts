@@ -3,10 +3,11 @@
 // provider-decode, which both see that note, do not decode it again. The check makes it once; the
 // stages only read it, each at most once per answer (a note per answer, a stage instance per chain):
 //
-// - a stream's start (`CheckedStart`): sse-decode skips its bytes and outputs CHECKED_START in their
-//   place, in the same step as the chunk that held them; provider-decode, given that message, outputs
-//   the start's events and reads on with the start's decoder. Without the message (sse-decode read
-//   the bytes itself) provider-decode decodes them with a fresh decoder, as if nothing were checked.
+// - a stream's start (`CheckedStart`): sse-decode skips its bytes (dispatch hands on the chunks the
+//   check held as they came, not joined) and outputs CHECKED_START in their place, in the step of the
+//   chunk they end in; provider-decode, given that message, outputs the start's events and reads on
+//   with the start's decoder. Without the message (sse-decode read the bytes itself) provider-decode
+//   decodes them with a fresh decoder, as if nothing were checked.
 // - a JSON answer (`CheckedJson`): when the body sse-decode collected is the very Buffer the check
 //   decoded (the failover loop hands the held answer on in one piece), its text is the check's; when
 //   provider-decode is given that text, its events are the check's.
@@ -38,7 +39,7 @@ export type CheckedAnswer = CheckedStart | CheckedJson;
 
 /**
  * The message sse-decode outputs in place of the frames of a `CheckedStart` it skipped (first, in the
- * same step as the chunk that held them, so their events go on when they did before): provider-decode
+ * step of the chunk they end in, so their events go on when they did before): provider-decode
  * outputs the start's events for it. Recognised by identity; its shape is only that of an event of
  * no data.
  */

@@ -7,8 +7,9 @@
 // content frame, a whole JSON answer that decodes), and silence, a reset, a cut, a malformed frame
 // or an in-band error before that moves on like a failed head. Then the answer goes out as an
 // `upstream` note (which deployment, how, and when; what the check decoded of it, `checked`) and
-// its body: what was held in one piece, the rest chunk by chunk from this one generator (the hot
-// path: no extra hop or check per chunk), or read whole by the caller's `answer`. If an answer read
+// its body: what was held (as the check hands it on: in one piece, or as it came after a stream
+// start the check decoded), the rest chunk by chunk from this one generator (the hot path: no extra
+// hop or check per chunk), or read whole by the caller's `answer`. If an answer read
 // whole is lost, an `upstream: null` note takes it back and the next deployment is tried. The
 // upstream's request id goes out as a `headers` note where the client's dialect shows it.
 import type { Deployment, RoutedRequest } from '../chunks.js';
@@ -25,6 +26,7 @@ import type { ProviderHandle, ProviderPool } from './pool.js';
 import type { UpstreamResponse } from './upstream-call.js';
 
 const MAX_ERROR_BODY = 64 * 1024;
+const EMPTY = Buffer.alloc(0);
 
 /** Thrown by `answer` when the body was lost before anything was handed on: try the next deployment. */
 export class TryNext extends Error {
@@ -202,8 +204,8 @@ export async function* failover<O>(ctx: RequestContext, routed: RoutedRequest, c
       yield { note: 'upstream', upstream: null, checked: undefined }; // nothing of it reached anyone: no provider work
       continue;
     }
-    const check = call.check?.(answered);
-    let held: Buffer | null = null;
+    let check = call.check?.(answered);
+    let held: Buffer[] | null = null;
     if (check !== undefined) {
       try {
         held = await holdBack(res.body, check);
@@ -227,20 +229,26 @@ export async function* failover<O>(ctx: RequestContext, routed: RoutedRequest, c
       }
     }
     call.committed?.();
-    yield { note: 'upstream', upstream: answered, checked: check?.handOff() };
+    const checked = check?.handOff();
+    check = undefined; // the generator lives as long as the stream: it does not keep what the check read
+    yield { note: 'upstream', upstream: answered, checked };
     const shown = upstreamIdHeaders(ctx, deployment.protocol, requestId);
     if (shown !== null) {
       shownId = requestId;
       yield shown;
     }
     let handedOn = false;
-    if (held !== null) {
-      // the generator lives as long as the stream: it does not keep the first chunk after handing it on
+    if (held !== null && held.length > 0) {
+      // the generator lives as long as the stream: it does not keep the first chunks after handing them on
       const first = held;
       held = null;
       handedOn = true;
       timing.firstContentAt = Date.now();
-      yield first;
+      for (let k = 0; k < first.length; k++) {
+        const chunk = first[k]!;
+        first[k] = EMPTY;
+        yield chunk;
+      }
     }
     try {
       for await (const chunk of res.body) {
