@@ -68,15 +68,24 @@ interface Head {
   modelSpan: [number, number];
 }
 
-/** the object the strict parser builds, member by member in the frame's order */
+/**
+ * The object the strict parser builds, member by member in the frame's order. OpenAI's own layouts
+ * (a service tier and a fingerprint, `usage: null` as the gateway asks for usage; with or without
+ * `obfuscation`) are one literal each: all members in the object itself, not added one by one
+ * (which grows a separate property store per frame).
+ */
 function build(h: Head, content: string, logprobs: boolean, usage: boolean, obfuscation: string | undefined): JsonObject {
+  const choice: JsonObject = logprobs ? { index: 0, delta: { content }, logprobs: null, finish_reason: null } : { index: 0, delta: { content }, finish_reason: null };
+  const choices = [choice];
+  if (usage && h.tier !== undefined && h.fingerprint !== undefined) {
+    return obfuscation === undefined
+      ? { id: h.id, object: 'chat.completion.chunk', created: h.created, model: h.model, service_tier: h.tier, system_fingerprint: h.fingerprint, choices, usage: null }
+      : { id: h.id, object: 'chat.completion.chunk', created: h.created, model: h.model, service_tier: h.tier, system_fingerprint: h.fingerprint, choices, usage: null, obfuscation };
+  }
   const parsed: JsonObject = { id: h.id, object: 'chat.completion.chunk', created: h.created, model: h.model };
   if (h.tier !== undefined) parsed.service_tier = h.tier;
   if (h.fingerprint !== undefined) parsed.system_fingerprint = h.fingerprint;
-  const choice: JsonObject = { index: 0, delta: { content } };
-  if (logprobs) choice.logprobs = null;
-  choice.finish_reason = null;
-  parsed.choices = [choice];
+  parsed.choices = choices;
   if (usage) parsed.usage = null;
   if (obfuscation !== undefined) parsed.obfuscation = obfuscation;
   return parsed;

@@ -114,8 +114,15 @@ export class ChatStreamDecoder implements UpstreamDecoder {
   private content(layout: ChunkLayout, data: string): CanonicalEvent[] {
     const native = chatFrame('chunk', data, layout.parsed);
     native.modelSpan = layout.modelSpan;
-    const out: CanonicalEvent[] = [];
     const text = layout.content;
+    // most frames: more text for the open text block (no finish yet), its one event in an array of
+    // that size (an empty array grows to 17 slots at its first push)
+    if (text !== '' && this.stop === undefined && this.openIndex !== -1 && this.openTool === undefined && !this.openThinking) {
+      const out: CanonicalEvent[] = [{ type: 'text-delta', index: this.openIndex, text, native }];
+      this.through.mark(native, layout.parsed, out, true);
+      return out;
+    }
+    const out: CanonicalEvent[] = [];
     if (text !== '') {
       if (this.stop !== undefined) throw integrityError('content arrived after finish_reason');
       this.text(text, native, out);
