@@ -79,7 +79,13 @@ export function sseDecode(opts: SseDecodeOptions = {}): Stage<Buffer, UpstreamMe
       maxBufferSize: maxEventSize,
       onEvent(m) {
         if (m.data.length > maxEventSize) overflow = true;
-        else (out ??= []).push({ kind: 'sse', event: m.event, data: m.data });
+        else {
+          // a chunk's first message in a literal of one, not pushed to an empty array (which grows
+          // to 17 slots): a chunk of a streamed answer often holds one frame
+          const msg: UpstreamMessage = { kind: 'sse', event: m.event, data: m.data };
+          if (out === undefined) out = [msg];
+          else out.push(msg);
+        }
       },
       onError(err) {
         // unknown fields and bad `retry:` values are ignored, as the SSE spec says
