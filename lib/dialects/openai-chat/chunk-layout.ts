@@ -122,44 +122,6 @@ function readFrame(data: string): [Head, ChunkLayout] | null {
   return [head, { parsed, modelSpan, content }];
 }
 
-const LOGPROBS = '"logprobs":null,';
-const FINISH = '"finish_reason":null}]';
-const USAGE = ',"usage":null';
-const OBFUSCATION = ',"obfuscation":"';
-
-/** Where the string that begins at `at` ends (its closing quote): the first quote no backslash escapes. */
-function stringEnd(data: string, at: number): number {
-  const quote = data.indexOf('"', at);
-  const escape = data.indexOf('\\', at);
-  if (escape < 0 || escape > quote) return quote;
-  // from the first escape on: an escape's second character (a quote too) is part of the string
-  for (let i = escape; ; ) {
-    const c = data.charCodeAt(i);
-    if (c === 0x5c) i += 2;
-    else if (c === 0x22) return i;
-    else i++;
-  }
-}
-
-/**
- * The rest of a frame TAIL matched from `at` (its content string's first character), read at the
- * places TAIL fixes rather than from `exec`'s captures (no match array per frame): the content up
- * to its closing quote, `"},`, then each optional member where it would be.
- */
-function readTail(h: Head, data: string, at: number): ChunkLayout {
-  const end = stringEnd(data, at);
-  const content = text(data.slice(at, end));
-  let i = end + '"},'.length;
-  const logprobs = data.startsWith(LOGPROBS, i);
-  if (logprobs) i += LOGPROBS.length;
-  i += FINISH.length;
-  const usage = data.startsWith(USAGE, i);
-  if (usage) i += USAGE.length;
-  // what is left is `}`, or the obfuscation member and `}`: its string ends the frame (`"}`)
-  const obfuscation = i < data.length - 1 ? text(data.slice(i + OBFUSCATION.length, data.length - 2)) : undefined;
-  return { parsed: build(h, content, logprobs, usage, obfuscation), modelSpan: h.modelSpan, content };
-}
-
 export function parseChunkLayout(data: string): ChunkLayout | null {
   return readFrame(data)?.[1] ?? null;
 }
@@ -180,9 +142,13 @@ export class ChunkLayoutReader {
     const h = this.head;
     // (a slice compared is several times faster than startsWith on the sliced strings a stream's frames are)
     if (h !== undefined && data.length <= MAX_FRAME && data.slice(0, h.prefix.length) === h.prefix) {
-      const at = h.prefix.length;
-      TAIL.lastIndex = at;
-      if (TAIL.test(data)) return readTail(h, data, at);
+      TAIL.lastIndex = h.prefix.length;
+      const m = TAIL.exec(data);
+      if (m !== null) {
+        const obfuscation = m[4];
+        const content = text(m[1]!);
+        return { parsed: build(h, content, m[2] !== undefined, m[3] !== undefined, obfuscation === undefined ? undefined : text(obfuscation)), modelSpan: h.modelSpan, content };
+      }
     }
     const r = readFrame(data);
     if (r === null) return null;
