@@ -9,6 +9,7 @@
 // ceiling the credit hold was priced on, the stream switch and the streamed usage it bills by
 // (decisions §7, §8), and the tools a conversation's calls refer to.
 import type { EncodedCall } from '../dialects/dialect.js';
+import { memberSpans } from '../json/member-spans.js';
 
 const NEEDED = new Set(['model', 'messages', 'input', 'stream', 'stream_options', 'max_tokens', 'max_completion_tokens', 'max_output_tokens', 'tools']);
 
@@ -17,16 +18,17 @@ export function dropParamProblem(name: string): string | null {
   return NEEDED.has(name) ? `"${name}" cannot be dropped: the gateway needs it to route, cap or bill the request` : null;
 }
 
-/** `call` without the members in `names` (the call itself when it has none of them). */
+/**
+ * `call` without the members in `names` (the call itself when it has none of them). The members
+ * kept go as their own bytes (a native body is the client's, a conversation is not serialised again):
+ * only the spacing between top-level members is lost.
+ */
 export function withoutParams(call: EncodedCall, names: readonly string[]): EncodedCall {
   const text = typeof call.body === 'string' ? call.body : call.body.toString('utf8');
-  const body = JSON.parse(text) as Record<string, unknown>;
-  let dropped = false;
-  for (const name of names) {
-    if (Object.hasOwn(body, name)) {
-      delete body[name];
-      dropped = true;
-    }
-  }
-  return dropped ? { ...call, body: JSON.stringify(body) } : call;
+  const spans = memberSpans(text);
+  if (spans === null) throw new Error('an encoded request body is not a JSON object'); // encoders write objects
+  if (!names.some((name) => spans.members.has(name))) return call;
+  const kept: string[] = [];
+  for (const [key, [start, , end]] of spans.members) if (!names.includes(key)) kept.push(text.slice(start, end));
+  return { ...call, body: `{${kept.join(',')}}` };
 }

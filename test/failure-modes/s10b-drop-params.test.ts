@@ -57,6 +57,15 @@ t.test('dropParams keeps the listed members from one provider, from every client
     t.same(sent.stream_options, { include_usage: true }, `${api}: streamed usage is still asked for`);
     if (api !== 'messages') t.equal((sent.tools as unknown[]).length, 1, `${api}: the tools still go`);
   }
+  // a native Chat body goes as the client's bytes, members dropped: the conversation is not re-serialised
+  const messages = '[{"role":"user","content":"caf\\u00e9 \\/ ok"}]';
+  const raw = `{"model":"${modelId('third-party')}","messages":${messages},"prompt_cache_key":"sess-1","stream":true}`;
+  const spliced = await send(gw, 'chat', undefined, { raw });
+  t.equal(spliced.status, 200, spliced.text.slice(0, 200));
+  const rawSent = up.calls('third-party').at(-1)!.raw.toString('utf8');
+  t.ok(rawSent.includes(`"messages":${messages}`), `the client's conversation bytes, escapes kept: ${rawSent}`);
+  t.notOk(rawSent.includes('prompt_cache_key'), 'and the dropped member is gone');
+
   const own = await send(gw, 'chat', BODIES[0]![1]('openai-own'));
   t.equal(own.status, 200);
   const sent = up.calls('openai-own').at(-1)!.body as Record<string, unknown>;
