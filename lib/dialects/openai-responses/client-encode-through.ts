@@ -26,13 +26,19 @@ export interface DoneFrames {
   item: string;
 }
 
+const textPart = (text: string): string => `{"type":"output_text","annotations":[],"logprobs":[],"text":${text}}`;
+
+/** The completed message item `idJson` (JSON text) with text `text` (JSON text), as JSON. */
+export function messageItem(idJson: string, text: string): string {
+  return `{"id":${idJson},"type":"message","status":"completed","content":[${textPart(text)}],"role":"assistant"}`;
+}
+
 /** The done events of message `idJson` (JSON text) at output index `out`, with text `text` (JSON text). */
 export function doneFrames(idJson: string, out: number, text: string): DoneFrames {
   const at = `"item_id":${idJson},"output_index":${out},"content_index":0`;
-  const part = `{"type":"output_text","annotations":[],"logprobs":[],"text":${text}}`;
   return {
     textDone: `${at},"text":${text},"logprobs":[]}`,
-    partDone: `${at},"part":${part}}`,
-    item: `{"id":${idJson},"type":"message","status":"completed","content":[${part}],"role":"assistant"}`,
+    partDone: `${at},"part":${textPart(text)}}`,
+    item: messageItem(idJson, text),
   };
 }

@@ -9,7 +9,7 @@
 // - a plain message: `type: "message"`, `role: "assistant"`, `status: "completed"`, only the keys the
 //   re-encoder writes, one `output_text` part of non-empty text with no annotations and no logprobs
 //   (a refusal, several parts, citations are re-encoded); it is written in the gateway's layout under
-//   the gateway's item id (doneFrames), with the upstream's text bytes;
+//   the gateway's item id (messageItem, as the stream's final frames write it), with the upstream's text bytes;
 // - or an item the re-encoder writes as the upstream sent it (the very value: a reasoning item without
 //   encrypted_content, a hosted tool call).
 // With any other item (a function call, reasoning the client gets back as state), the whole answer
@@ -17,7 +17,7 @@
 import type { JsonObject, JsonValue, NativeFrame } from '../../chunks.js';
 import { valueSpan } from '../../json/member-spans.js';
 import { isObject, onlyKeys } from '../../json/values.js';
-import { doneFrames } from './client-encode-through.js';
+import { messageItem } from './client-encode-through.js';
 
 const ITEM_KEYS: ReadonlySet<string> = new Set(['id', 'type', 'status', 'content', 'role']);
 const PART_KEYS: ReadonlySet<string> = new Set(['type', 'text', 'annotations', 'logprobs']);
@@ -64,7 +64,7 @@ export function throughItems(native: NativeFrame, output: readonly JsonValue[]):
     // one walk over the Response's text up to this message's text
     const span = valueSpan(text, 0, ['output', i, 'content', 0, 'text']);
     if (span === null) return null;
-    through.set(ours, doneFrames(JSON.stringify(ours.id), i, text.slice(span[0], span[1])).item);
+    through.set(ours, messageItem(JSON.stringify(ours.id), text.slice(span[0], span[1])));
   }
   return through;
 }
