@@ -40,6 +40,8 @@ export interface RoutedNote {
 export interface ReservedNote {
   readonly note: 'reserved';
   readonly reservation: Reservation;
+  /** the tokens the key's tokens-per-minute limit counted at admission: settle puts the tokens used in their place */
+  readonly countedTokens: number;
 }
 
 /** Response headers a stage contributes (the response writer alone writes the head). */
