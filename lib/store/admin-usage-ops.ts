@@ -80,8 +80,8 @@ export function* usageSums(filter: UsageFilter, group: UsageGroup | null, kind: 
 
 interface UsageColumns extends TokenColumns {
   seq: number;
-  /** PostgreSQL: the writing transaction's id (xid8, read as text) */
-  txid?: string;
+  /** PostgreSQL: the writing transaction's id (xid8, read as text; not named txid, which ORDER BY would then sort as text) */
+  txid_text?: string;
   request_id: string;
   key_id: string;
   org: string;
@@ -108,7 +108,7 @@ const USAGE = `request_id, key_id, org, project, environment, endpoint, model_re
 
 function requestOf(r: UsageColumns): RequestRow {
   return {
-    place: r.txid === undefined ? String(r.seq) : `${r.txid}-${r.seq}`,
+    place: r.txid_text === undefined ? String(r.seq) : `${r.txid_text}-${r.seq}`,
     requestId: r.request_id,
     keyId: r.key_id,
     org: r.org,
@@ -155,7 +155,7 @@ function orderOf(kind: SqlKind, before: string | null): { select: string; order:
     if (place === null) throw errors.adminFieldInvalid('before', CURSOR_HINT);
     clauses.push({ text: '(txid, seq) < (CAST(? AS xid8), CAST(? AS BIGINT))', params: [place[1]!, place[2]!] });
   }
-  return { select: 'seq, txid::text AS txid', order: 'txid DESC, seq DESC', clauses };
+  return { select: 'seq, txid::text AS txid_text', order: 'txid DESC, seq DESC', clauses };
 }
 
 /** Up to `limit` rows newest first, below the cursor `before` (a row's `place`) when given. */

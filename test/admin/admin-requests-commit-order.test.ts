@@ -4,13 +4,14 @@
 // writer is a transaction held open on the gateway's database (a replica's ledger batch stalled
 // between its insert and its commit); the fast one is a request served by the real bin/gateway.
 // PostgreSQL only (SQLite has one writer, its commit order is its rowid order); skipped when it is
-// not installed, on its own server unless `npm run test:postgres` names one.
+// not installed. On a server of its own: its transaction ids are young, so one test can take them
+// past a power of ten cheaply (an order by their text would then go wrong).
 import pg from 'pg';
 import t from 'tap';
 import { ADMIN_KEY, adminCall, askMessages } from '../helpers/admin.js';
 import { sleep } from '../helpers/billing.js';
 import { baseConfig, startGateway, TEST_KEY } from '../helpers/gateway.js';
-import { postgresBin, sharedPostgres } from '../helpers/postgres.js';
+import { postgresBin, startPostgres } from '../helpers/postgres.js';
 import { PG_MIGRATIONS } from '../../lib/store/pg/pg-migrations.js';
 
 const skip = postgresBin() === null ? 'PostgreSQL is not installed' : false;
@@ -78,7 +79,7 @@ async function settledRows(url: string, n: number): Promise<string[]> {
 }
 
 t.test('with a PostgreSQL server', { skip }, async (t) => {
-  const server = await sharedPostgres();
+  const server = await startPostgres();
   t.teardown(() => server.stop());
 
   t.test('a row committed after a later one is answered to a polling client, once', async (t) => {
@@ -128,5 +129,27 @@ t.test('with a PostgreSQL server', { skip }, async (t) => {
     const listed = await poller.pollFor(3);
     t.equal(listed.length, 3);
     t.same(listed.slice(1), ['req_old_2', 'req_old_1'], 'the old rows in their order, below the new one');
+  });
+
+  t.test('rows keep their order when transaction ids gain a digit', async (t) => {
+    const url = server.createDatabase();
+    const gw = await startGateway({ ...baseConfig({ admin: { keys: [ADMIN_KEY] } }), store: url });
+    t.teardown(() => gw.stop());
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    t.teardown(() => client.end());
+    const write = (id: string): Promise<unknown> =>
+      client.query(`INSERT INTO usage (request_id, key_id, org, endpoint, cost, status, latency_ms, created_at) VALUES ($1, 'full', 'acme', 'messages', 0, 200, 1, 0)`, [id]);
+    const now = BigInt((await client.query<{ x: string }>('SELECT pg_current_xact_id()::text AS x')).rows[0]!.x);
+    let boundary = 10n ** BigInt(String(now).length);
+    if (boundary - now < 100n) boundary *= 10n;
+    await write('req_below');
+    await client.query(`CREATE PROCEDURE burn_xids(n BIGINT) LANGUAGE plpgsql AS $$ BEGIN FOR i IN 1..n LOOP PERFORM pg_current_xact_id(); COMMIT; END LOOP; END $$`);
+    await client.query('CALL burn_xids($1)', [String(boundary - now)]);
+    await write('req_above');
+    const places = (await client.query<{ request_id: string; txid: string }>('SELECT request_id, txid::text AS txid FROM usage ORDER BY seq')).rows;
+    t.ok(places[0]!.txid.length < places[1]!.txid.length, `transaction ids ${places[0]!.txid} then ${places[1]!.txid}`);
+    const listed = await new Poller(gw.url).pollFor(2);
+    t.same(listed, ['req_above', 'req_below'], 'newest first');
   });
 });

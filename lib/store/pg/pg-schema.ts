@@ -138,8 +138,10 @@ export const PG_MIGRATIONS: readonly string[] = [
   // keeps the id of the transaction that wrote it: the recent-requests read orders by (txid, seq) and
   // answers only rows whose txid is below the oldest transaction still running, a place no later
   // commit can write under (admin-usage-ops.ts). Rows written before this migration share its txid.
+  // The seq index served only that read: an insert maintains as many indexes as before.
   `
   ALTER TABLE usage ADD COLUMN txid xid8 NOT NULL DEFAULT pg_current_xact_id();
   CREATE INDEX usage_commit_order ON usage(txid, seq);
+  DROP INDEX usage_seq;
   `,
 ];
