@@ -131,16 +131,9 @@ export function outputCeiling(model: CatalogModel, routed: RoutedRequest): numbe
   return routed.maxTokens ?? model.maxOutputTokens;
 }
 
-/**
- * Tokens a request may use at most: what a tokens-per-minute limit counts at admission. A request
- * whose search loop the gateway runs counts every round it may make, as its reservation does: each
- * round is another upstream call whose tokens the limit counts (settle then puts the tokens every
- * round used in place of this bound).
- */
+/** Tokens a request may use at most: what a tokens-per-minute limit counts at admission. */
 export function tokenEstimate(model: CatalogModel, routed: RoutedRequest): number {
-  if (routed.search === undefined) return routed.request.inputTokenBound + outputCeiling(model, routed);
-  const loop = searchLoopTokens(routed.search, count(routed.request.inputTokenBound), count(outputCeiling(model, routed)));
-  return Number(loop.read + loop.written);
+  return routed.request.inputTokenBound + outputCeiling(model, routed);
 }
 
 /**
@@ -160,19 +153,14 @@ export function estimateUnits(model: CatalogModel, routed: RoutedRequest, audioS
 }
 
 /**
- * A search loop's tokens (decisions §11) at most: every allowed round reads the request, every
- * search's results and the output of the rounds before it, and writes up to the output ceiling.
+ * A search loop (decisions §11) at most: every allowed round reads the request, every search's
+ * results and the output of the rounds before it, and writes up to the output ceiling; every allowed
+ * search is charged.
  */
-function searchLoopTokens(plan: SearchPlan, input: bigint, output: bigint): { read: bigint; written: bigint } {
+function searchLoopPico(price: ModelPrice, plan: SearchPlan, input: bigint, output: bigint): bigint {
   const rounds = count(plan.maxRounds);
   const replayed = (output * rounds * (rounds - 1n)) / 2n;
-  return { read: rounds * (input + count(plan.feedTokens)) + replayed, written: rounds * output };
-}
-
-/** A search loop's cost at most: its tokens, and every allowed search charged. */
-function searchLoopPico(price: ModelPrice, plan: SearchPlan, input: bigint, output: bigint): bigint {
-  const loop = searchLoopTokens(plan, input, output);
-  return loop.read * price.inputBound + loop.written * price.output + count(plan.maxSearches) * price.webSearch;
+  return (rounds * (input + count(plan.feedTokens)) + replayed) * price.inputBound + rounds * output * price.output + count(plan.maxSearches) * price.webSearch;
 }
 
 /** Units → USD as a number, for JSON reports (never for arithmetic). */

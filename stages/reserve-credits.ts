@@ -1,6 +1,5 @@
 // reserve-credits: T → T (unchanged; T is the routed request, or a job that carries one). Before any
-// provider work: the key's rate limits admit the request (429 before anything is held; its tokens
-// counted as what it may use at most, every round of a search loop included), then the
+// provider work: the key's rate limits admit the request (429 before anything is held), then the
 // ledger holds the request's maximum cost against the organization's balance and every spend cap
 // (402), and the reservation goes down the chain as a `reserved` note for `settle` to end, with the
 // tokens counted (settle replaces them with the tokens used). The limit

@@ -41,7 +41,7 @@ import { preciseNow, type StageMarks } from '../lib/tracing/tracer-api.js';
 export interface Settlement {
   routed: RoutedRequest | null;
   reservation: Reservation | null;
-  /** the tokens the rate limit counted at admission (the `reserved` note's), given back when it ends */
+  /** the tokens the rate limit counted (at admission, the `reserved` note's; for further search rounds, `counted` notes'), given back when it ends */
   countedTokens: number;
   upstream: Upstream | null;
   usage: Usage | null;
@@ -189,6 +189,7 @@ class SettleStage<T> implements Stage<T, T>, Settlement {
     } else if (n.note === 'upstream') this.upstream = n.upstream;
     else if (n.note === 'usage') this.usage = n.usage;
     else if (n.note === 'failed') this.failed = n.error;
+    else if (n.note === 'counted') this.countedTokens += n.tokens;
   }
 
   step(item: T): StageOutput<T> {
