@@ -10,7 +10,8 @@
 //                          [--metrics off] (the gateway collects no Prometheus series: compare CPU/req with and without)
 //                          [--loadgen wrk|autocannon] (closed-loop phases; wrk when installed)
 //   --only judged           the rows issue #21 is judged on (and slow-streams)
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+// The scenarios are listed in scenarios.ts; --profile runs profile-run.ts instead of the table.
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,47 +19,18 @@ import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
 import { benchConfig } from './gateway-config.js';
 import { BENCH_KEY } from './bodies.js';
-import { answerProblem, probe, runLoad } from './load.js';
 import { runHttp, type Timing } from './http-phases.js';
 import { freePort, hasTaskset, pinSelf, startProc, type Proc } from './procs.js';
 import { quietCheck } from './quiet.js';
 import { checkTargets, formatTargets, markdownTable } from './table.js';
-import { formatSummary, summariseFile } from './profile-summary.js';
 import type { BenchEnv, HttpScenario, Row, Scenario, Target } from './scenario.js';
-import { scenario as messagesJson } from './messages-json.js';
-import { scenario as messagesStream } from './messages-stream.js';
-import { scenario as chatToAnthropicJson } from './chat-to-anthropic-json.js';
-import { scenario as chatToAnthropicStream } from './chat-to-anthropic-stream.js';
-import { scenario as chatToOpenaiStream } from './chat-to-openai-stream.js';
-import { scenario as messagesToChatStream } from './messages-to-chat-stream.js';
-import { scenarios as chatChatJson } from './chat-chat-json.js';
-import { scenarios as chatChatSse } from './chat-chat-sse.js';
-import { scenarios as respRespSse } from './responses-responses-sse.js';
-import { scenarios as msgMsgSse } from './messages-messages-sse.js';
-import { scenarios as respRespJson } from './responses-responses-json.js';
-import { scenarios as msgMsgJson } from './messages-messages-json.js';
+import { loadScenarios } from './scenarios.js';
+import { profileRun } from './profile-run.js';
 import { loadGeneratorName, useLoadGenerator } from './wrk.js';
-import { scenario as largeBody } from './large-body.js';
-import { scenario as slowStreams } from './slow-streams.js';
-import { scenario as storeLedger } from './store-ledger.js';
-import { scenario as replicaStore } from './replica-store.js';
-import { scenario as workers } from './workers.js';
-import { scenario as searchLoop } from './search-loop.js';
-import { loadUploadScenario } from './transcription-hook.js';
 
 const here = (p: string): string => fileURLToPath(new URL(p, import.meta.url));
 const ROOT = here('../../');
 const GATEWAY_BIN = join(ROOT, 'dist/bin/gateway.js');
-
-/** Scenarios whose files other work adds: run when their compiled file exists (see transcription-hook.ts). */
-const OPTIONAL_SCENARIOS = ['./transcription-upload.js'];
-
-async function loadScenarios(): Promise<Scenario[]> {
-  const list: Scenario[] = [...chatChatJson, ...chatChatSse, ...respRespSse, ...msgMsgSse, ...respRespJson, ...msgMsgJson, messagesJson, messagesStream, chatToAnthropicJson, chatToAnthropicStream, chatToOpenaiStream, messagesToChatStream, largeBody, slowStreams, storeLedger, replicaStore, workers, searchLoop];
-  for (const rel of OPTIONAL_SCENARIOS) if (existsSync(here(rel))) list.push(await loadUploadScenario(here(rel)));
-  return list;
-}
-
 
 const { values: args } = parseArgs({
   options: {
@@ -120,39 +92,6 @@ function billingCheck(dbFile: string): string {
   } catch (err) {
     return `billing: could not read the store (${(err as Error).message})`;
   }
-}
-
-async function profileRun(dir: string, upstream: Proc, env: BenchEnv, scenarios: HttpScenario[], outDir: string): Promise<void> {
-  const profDir = join(outDir, 'profiles');
-  mkdirSync(profDir, { recursive: true });
-  for (const sc of scenarios) {
-    const before = new Set(readdirSync(profDir));
-    const spawnedAt = performance.now();
-    const gw = await startGateway(dir, upstream.url, { logLevel: args['log-level'] ?? 'warn', name: `profile-${sc.name}`, cpu: env.gateway.cpu, profileDir: profDir });
-    const t: Target = { name: 'gateway', url: gw.url, pid: gw.pid, cpu: env.gateway.cpu };
-    const spec = sc.request(env);
-    const problem = answerProblem(await probe(t.url, spec), sc.stream);
-    if (problem) log(`profile ${sc.name}: requests fail (${problem}); profiling anyway`);
-    const connections = sc.connections ?? env.connections;
-    await runLoad(t.url, spec, { connections, seconds: timing.warm });
-    // the summary leaves out start-up and warm-up
-    const skipMs = performance.now() - spawnedAt;
-    const load = await runLoad(t.url, spec, { connections, seconds: timing.seconds });
-    await gw.stop();
-    procs.splice(procs.indexOf(gw), 1);
-    const file = readdirSync(profDir).find((f) => !before.has(f) && f.endsWith('.cpuprofile'));
-    if (!file) {
-      log(`profile ${sc.name}: no .cpuprofile written`);
-      continue;
-    }
-    const target = join(profDir, `${sc.name}.cpuprofile`);
-    rmSync(target, { force: true });
-    renameSync(join(profDir, file), target);
-    const text = formatSummary(summariseFile(target, 30, skipMs), `${sc.name}: ${Math.round(load.rps)} req/s under --cpu-prof (${load.ok} requests; start-up and warm-up left out)`);
-    writeFileSync(join(profDir, `${sc.name}.txt`), `${text}\n`);
-    process.stdout.write(`${text}\n\n`);
-  }
-  log(`profiles and summaries in ${profDir}`);
 }
 
 async function main(): Promise<number> {
@@ -225,7 +164,18 @@ async function main(): Promise<number> {
   };
 
   if (args.profile) {
-    await profileRun(dir, upstream, env, scenarios.filter((s): s is HttpScenario => s.kind === 'http'), outDir);
+    await profileRun({
+      env,
+      scenarios: scenarios.filter((s): s is HttpScenario => s.kind === 'http'),
+      outDir,
+      timing,
+      startGateway: (name, profileDir) => startGateway(dir, upstream.url, { logLevel: args['log-level'] ?? 'warn', name, cpu: env.gateway.cpu, profileDir }),
+      async stopGateway(p) {
+        await p.stop();
+        procs.splice(procs.indexOf(p), 1);
+      },
+      log,
+    });
     await stopAll();
     rmSync(dir, { recursive: true, force: true });
     return 0;

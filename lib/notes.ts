@@ -13,6 +13,7 @@
 //   failed    integrity      the provider's in-band error   → settle (record and charge as failed)
 //   head      encoder        status, content headers, whole-document, keep-alive → response writer
 //   search    search-offer   the request as offered the search function → search-loop
+//   counted   search-loop    tokens a further round was counted for by the key's rate limit → settle
 import type { RoutedRequest, SearchPlan, Usage } from './chunks.js';
 import type { GatewayError } from './errors.js';
 import type { CheckedAnswer } from './providers/checked-answer.js';
@@ -40,6 +41,8 @@ export interface RoutedNote {
 export interface ReservedNote {
   readonly note: 'reserved';
   readonly reservation: Reservation;
+  /** the tokens the key's tokens-per-minute limit counted at admission: settle puts the tokens used in their place */
+  readonly countedTokens: number;
 }
 
 /** Response headers a stage contributes (the response writer alone writes the head). */
@@ -96,7 +99,17 @@ export interface SearchNote {
   readonly routed: RoutedRequest & { readonly search: SearchPlan };
 }
 
-export type ChainNote = RoutedNote | ReservedNote | HeadersNote | UpstreamNote | UsageNote | FailedNote | HeadNote | SearchNote;
+/**
+ * A further round of the search loop is another upstream call: the key's tokens-per-minute limit
+ * counted it when it was sent, as admission counted the first; settle puts the tokens used in place
+ * of every count.
+ */
+export interface CountedNote {
+  readonly note: 'counted';
+  readonly tokens: number;
+}
+
+export type ChainNote = RoutedNote | ReservedNote | HeadersNote | UpstreamNote | UsageNote | FailedNote | HeadNote | SearchNote | CountedNote;
 
 /** How a request ended, as the client saw it: what settle records and logs. */
 export interface Outcome {

@@ -6,7 +6,11 @@
 // the time until it is full again, `retry-after` the time until the refused request would fit.
 //
 // Tokens are counted twice: at admission the request's estimate (input bound + output ceiling) is
-// taken; when it ends, `record` gives back the estimate and takes the actual count. A request needs
+// taken; when it ends, `record` gives back what was counted (the `reserved` note carries it) and takes
+// the actual count. A web search loop the gateway runs (stages/search-loop.ts) makes further upstream
+// calls: each is counted as it is sent, with its own estimate, and never refused (the answer has
+// begun: the bucket may go into debt, and the key's next requests wait); at the end every round's
+// tokens, summed, replace all the counts. A request needs
 // min(estimate, limit) tokens in the bucket: one estimate larger than the whole limit still runs
 // when the bucket is full (and leaves it in debt), instead of never.
 //

@@ -1,7 +1,8 @@
 // reserve-credits: T → T (unchanged; T is the routed request, or a job that carries one). Before any
 // provider work: the key's rate limits admit the request (429 before anything is held), then the
 // ledger holds the request's maximum cost against the organization's balance and every spend cap
-// (402), and the reservation goes down the chain as a `reserved` note for `settle` to end. The limit
+// (402), and the reservation goes down the chain as a `reserved` note for `settle` to end, with the
+// tokens counted (settle replaces them with the tokens used). The limit
 // headers (a `headers` note) go on every answer, in the client dialect's names. Hosted-tool uses (web
 // searches) are held for only when a deployment of the model speaks the client's own API: nowhere
 // else does a hosted tool run (it is dropped or refused), so Codex's ever-present `web_search` costs
@@ -52,10 +53,10 @@ export interface ReserveCreditsOptions<T> {
  * The limit headers at once (a 402 from the hold carries them too), then the hold once it
  * committed, then the item (module-level: no generator function per request).
  */
-async function* afterHold<T>(headers: HeadersNote, held: Promise<Reservation>, item: T): AsyncGenerator<T | HeadersNote | ReservedNote> {
+async function* afterHold<T>(headers: HeadersNote, held: Promise<Reservation>, countedTokens: number, item: T): AsyncGenerator<T | HeadersNote | ReservedNote> {
   yield headers;
   const reservation = await held;
-  yield { note: 'reserved', reservation };
+  yield { note: 'reserved', reservation, countedTokens };
   yield item;
 }
 
@@ -63,9 +64,16 @@ async function* afterHold<T>(headers: HeadersNote, held: Promise<Reservation>, i
  * A limiter that answers later (Redis, the cluster primary): the same, once the decision is in. Its
  * 429 (or 503 while the limits cannot be reached) comes out of the first pull, before any hold.
  */
-async function* afterAdmit<T>(started: Promise<{ headers: HeadersNote; held: Promise<Reservation> }>, item: T): AsyncGenerator<T | HeadersNote | ReservedNote> {
-  const { headers, held } = await started;
-  yield* afterHold(headers, held, item);
+async function* afterAdmit<T>(started: Promise<Admitted>, item: T): AsyncGenerator<T | HeadersNote | ReservedNote> {
+  const { headers, held, countedTokens } = await started;
+  yield* afterHold(headers, held, countedTokens, item);
+}
+
+/** An admitted request: its limit headers, its hold being committed, the tokens its limit counted. */
+interface Admitted {
+  headers: HeadersNote;
+  held: Promise<Reservation>;
+  countedTokens: number;
 }
 
 const itself = (item: unknown): RoutedRequest => item as RoutedRequest;
@@ -103,7 +111,7 @@ class ReserveCreditsStage<T> implements Stage<T, T | HeadersNote | ReservedNote>
     if (model === undefined) throw errors.reserveModelMissing(routed.modelId);
     const tokens = tokenEstimate(model, routed);
     const amount = estimateUnits(model, billable(routed), this.opts.audioSecondsBound?.(item) ?? 0);
-    const hold = (decision: RateDecision): { headers: HeadersNote; held: Promise<Reservation> } => {
+    const hold = (decision: RateDecision): Admitted => {
       const headers: HeadersNote = { note: 'headers', headers: rateLimitHeaders(ctx.dialect, decision) };
       // The hold goes on to settle as a `reserved` note in the same pull that waits for it, so the
       // chain cannot end in between; `close` still waits for it, so a hold never outlives the request.
@@ -112,7 +120,7 @@ class ReserveCreditsStage<T> implements Stage<T, T | HeadersNote | ReservedNote>
         rateLimiter.record(key, 0, decision.estimatedTokens);
         throw err;
       });
-      return { headers, held };
+      return { headers, held, countedTokens: decision.estimatedTokens };
     };
     const admitted = rateLimiter.admit(key, tokens, (d) => rateLimitHeaders(ctx.dialect, d));
     if (admitted instanceof Promise) {
@@ -121,9 +129,9 @@ class ReserveCreditsStage<T> implements Stage<T, T | HeadersNote | ReservedNote>
       this.pending = started.then((s) => s.held).catch(() => undefined);
       return afterAdmit(started, item);
     }
-    const { headers, held } = hold(admitted);
+    const { headers, held, countedTokens } = hold(admitted);
     this.pending = held.catch(() => undefined);
-    return afterHold(headers, held, item);
+    return afterHold(headers, held, countedTokens, item);
   }
 
   async close(): Promise<void> {

@@ -8,13 +8,18 @@
 // next deployment with the same request, so no search is run or billed twice. The client sees one
 // answer (round-merge.ts) with the citation markers turned into citations (citations.ts), and its
 // usage — each round's tokens, snippets included as the input they are, plus the billed searches —
-// goes on as `usage` notes summed over the rounds, before the events that report it.
+// goes on as `usage` notes summed over the rounds, before the events that report it. Each further
+// round is another upstream call: the key's tokens-per-minute limit counts it as it is sent (its input
+// bound, the results fed included, and its output ceiling), as admission counted the first, never
+// refusing it (the answer has begun); a `counted` note tells settle, which puts the tokens every round
+// used in place of all the counts.
 // Without a `search` note every event goes on untouched.
 import type { CanonicalEvent, RoutedRequest, SearchPlan, StopReason, Usage, WebSearchSource } from '../lib/chunks.js';
 import { emptyUsage } from '../lib/chunks.js';
 import type { RequestContext } from '../lib/context.js';
 import { dialectFor, searchTurns } from '../lib/dialects/index.js';
-import type { FailedNote, SearchNote, UpstreamNote, UsageNote } from '../lib/notes.js';
+import type { CountedNote, FailedNote, SearchNote, UpstreamNote, UsageNote } from '../lib/notes.js';
+import { tokenEstimate } from '../lib/pricing.js';
 import { createCitationRewriter, type CitationRewriter } from '../lib/search/citations.js';
 import { runRound, type DoneCall } from '../lib/search/calls.js';
 import { SEARCH_FUNCTION } from '../lib/search/feed.js';
@@ -25,7 +30,7 @@ import { integrity } from './integrity.js';
 import { providerDecode } from './provider-decode.js';
 import { sseDecode } from './sse-decode.js';
 
-export type SearchLoopOutput = CanonicalEvent | UsageNote | UpstreamNote | FailedNote;
+export type SearchLoopOutput = CanonicalEvent | UsageNote | UpstreamNote | FailedNote | CountedNote;
 
 type Offered = SearchNote['routed'];
 
@@ -113,6 +118,7 @@ class SearchLoop {
       const done = yield* this.search(end);
       this.round++;
       const next = this.nextRequest(end, done);
+      yield* this.countRound(next);
       const got = yield* this.nextRound(next);
       if (got === null) return; // the round ended in an error event: nothing follows it
       end = got;
@@ -162,6 +168,16 @@ class SearchLoop {
     const request = dialectFor(req.source).validate!(body, this.ctx, { countTokens: false });
     this.routed = { ...this.routed, request };
     return this.routed;
+  }
+
+  /** The key's tokens-per-minute limit counts the round about to be sent (taken as used: `record` with nothing estimated). */
+  private *countRound(routed: RoutedRequest): Generator<CountedNote> {
+    const { key, services } = this.ctx;
+    const model = services.catalog.get(routed.modelId);
+    if (key === null || key.rateLimit.tpm === null || model === undefined) return;
+    const tokens = tokenEstimate(model, routed);
+    services.rateLimiter.record(key, tokens, 0);
+    yield { note: 'counted', tokens };
   }
 
   /** One more round, through its own dispatch (with failover), decode and integrity stages. */

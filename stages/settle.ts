@@ -31,7 +31,7 @@ import type { EndpointName, RequestContext } from '../lib/context.js';
 import { GatewayError } from '../lib/errors.js';
 import { costOfUsage, tokensUsed } from '../lib/billing/cost.js';
 import type { ChainNote, Outcome, Upstream } from '../lib/notes.js';
-import { tokenEstimate, unitsToUsd } from '../lib/pricing.js';
+import { unitsToUsd } from '../lib/pricing.js';
 import { requestSummary } from '../lib/request-log.js';
 import type { Stage, StageFactory, StageOutput } from '../lib/stage.js';
 import type { Reservation, UsageRecord } from '../lib/store/types.js';
@@ -41,6 +41,8 @@ import { preciseNow, type StageMarks } from '../lib/tracing/tracer-api.js';
 export interface Settlement {
   routed: RoutedRequest | null;
   reservation: Reservation | null;
+  /** the tokens the rate limit counted (at admission, the `reserved` note's; for further search rounds, `counted` notes'), given back when it ends */
+  countedTokens: number;
   upstream: Upstream | null;
   usage: Usage | null;
   /** audio seconds billed at the model's per-minute price (transcriptions), else null */
@@ -107,7 +109,7 @@ function chargeOf(ctx: RequestContext, s: Settlement, error: GatewayError | unde
 /** End the reservation (charge or release) and correct the key's token count. */
 async function endReservation(ctx: RequestContext, s: Settlement, reservation: Reservation, error: GatewayError | undefined, outcome: Outcome, { charged, cost }: { charged: boolean; cost: number }): Promise<void> {
   const key = ctx.key!;
-  const { store, rateLimiter, catalog } = ctx.services;
+  const { store, rateLimiter } = ctx.services;
   const record = usageRecord(ctx, s, outcome, error, cost);
   // queued now (batched with this turn's other ends), awaited last: what follows needs no store
   const committed = store.ledger.endSoon(reservation, record, charged);
@@ -115,9 +117,7 @@ async function endReservation(ctx: RequestContext, s: Settlement, reservation: R
   if (cost > reservation.amount) {
     ctx.log.warn({ reservation: reservation.id, reservedUsd: unitsToUsd(reservation.amount), costUsd: unitsToUsd(cost) }, 'cost above the reservation');
   }
-  const model = s.routed ? catalog.get(s.routed.modelId) : undefined;
-  const estimated = model && s.routed ? tokenEstimate(model, s.routed) : 0;
-  rateLimiter.record(key, tokensUsed(s.usage), estimated);
+  rateLimiter.record(key, tokensUsed(s.usage), s.countedTokens);
   await committed;
 }
 
@@ -157,6 +157,7 @@ class SettleStage<T> implements Stage<T, T>, Settlement {
   readonly name = 'settle';
   routed: RoutedRequest | null = null;
   reservation: Reservation | null = null;
+  countedTokens = 0;
   upstream: Upstream | null = null;
   usage: Usage | null = null;
   audioSeconds: number | null = null;
@@ -183,10 +184,12 @@ class SettleStage<T> implements Stage<T, T>, Settlement {
       if (marks !== null) marks.routedAt = preciseNow();
     } else if (n.note === 'reserved') {
       this.reservation = n.reservation;
+      this.countedTokens = n.countedTokens;
       if (marks !== null) marks.reservedAt = preciseNow();
     } else if (n.note === 'upstream') this.upstream = n.upstream;
     else if (n.note === 'usage') this.usage = n.usage;
     else if (n.note === 'failed') this.failed = n.error;
+    else if (n.note === 'counted') this.countedTokens += n.tokens;
   }
 
   step(item: T): StageOutput<T> {

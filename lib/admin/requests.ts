@@ -1,7 +1,8 @@
 // Recent requests (GET /admin/v1/requests, `gateway credits usage`): the usage rows newest first,
 // each with its routing decision, paged with a cursor: `nextBefore` is the place of the last row
-// answered, and `before=<it>` answers the rows written before it.
-import { errors } from '../errors/index.js';
+// answered, and `before=<it>` answers the rows written before it. On PostgreSQL a row is answered
+// only once no row can commit below it (../store/admin-usage-ops.ts), so a client that re-reads the
+// first page and pages down to the newest row it has seen misses none.
 import { unitsToUsd } from '../pricing.js';
 import type { RequestRow, UsageFilter } from '../store/admin-store.js';
 import type { AdminContext } from './context.js';
@@ -48,7 +49,7 @@ export function requestView(r: RequestRow): Record<string, unknown> {
 }
 
 /** Up to `limit` rows before the cursor, and whether more are older. */
-export async function recentRequests(ctx: AdminContext, filter: UsageFilter, limit: number, before: number | null): Promise<{ rows: RequestRow[]; hasMore: boolean }> {
+export async function recentRequests(ctx: AdminContext, filter: UsageFilter, limit: number, before: string | null): Promise<{ rows: RequestRow[]; hasMore: boolean }> {
   const found = await ctx.store.admin.requests(filter, limit + 1, before);
   return { rows: found.slice(0, limit), hasMore: found.length > limit };
 }
@@ -56,8 +57,7 @@ export async function recentRequests(ctx: AdminContext, filter: UsageFilter, lim
 export async function getRequests(ctx: AdminContext, query: URLSearchParams): Promise<unknown> {
   const filter = usageFilter(query);
   const limit = intParam(query, 'limit', 1, 500, 50);
-  const cursor = oneParam(query, 'before');
-  if (cursor !== undefined && !/^[1-9]\d{0,15}$/.test(cursor)) throw errors.adminFieldInvalid('before', 'must be the `nextBefore` of an earlier answer');
-  const { rows, hasMore } = await recentRequests(ctx, filter, limit, cursor === undefined ? null : Number(cursor));
-  return { object: 'list', data: rows.map(requestView), hasMore, nextBefore: hasMore ? String(rows[rows.length - 1]!.seq) : null };
+  // the store checks the cursor: its form is the store's (a rowid on SQLite, txid-seq on PostgreSQL)
+  const { rows, hasMore } = await recentRequests(ctx, filter, limit, oneParam(query, 'before') ?? null);
+  return { object: 'list', data: rows.map(requestView), hasMore, nextBefore: hasMore ? rows[rows.length - 1]!.place : null };
 }

@@ -45,6 +45,6 @@ export class AdminOps implements AdminStore {
   updateKey = async (id: string, changes: KeyChanges, audit: AuditEntry) => this.keyWrite(keys.updateKey(id, changes, audit));
   revokeKey = async (id: string, audit: AuditEntry) => this.keyWrite(keys.revokeKey(id, audit));
   usage = async (filter: UsageFilter, group: UsageGroup | null) => this.run.read(usageSums(filter, group, this.run.kind));
-  requests = async (filter: UsageFilter, limit: number, before: number | null) => this.run.read(recentRequests(filter, limit, before, this.run.kind));
+  requests = async (filter: UsageFilter, limit: number, before: string | null) => this.run.read(recentRequests(filter, limit, before, this.run.kind));
   audit = async (limit: number) => this.run.read(auditLog(limit));
 }

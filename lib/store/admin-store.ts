@@ -109,9 +109,9 @@ export interface UsageSums extends TokenCounts {
   cost: number;
 }
 
-/** A usage row with its place in the store's insertion order (the requests cursor). */
+/** A usage row with its place in the requests order (admin-usage-ops.ts): the cursor `before` takes. */
 export interface RequestRow extends StoredUsage {
-  seq: number;
+  place: string;
 }
 
 export interface AdminStore {
@@ -138,7 +138,7 @@ export interface AdminStore {
   /** refused on this process when this resolves; 404 unknown, 409 config-owned; revoking twice answers the revoked key */
   revokeKey(id: string, audit: AuditEntry): Awaitable<AdminKeyRow>;
   usage(filter: UsageFilter, group: UsageGroup | null): Awaitable<UsageSums[]>;
-  /** newest first, `seq` below `before` when given */
-  requests(filter: UsageFilter, limit: number, before: number | null): Awaitable<RequestRow[]>;
+  /** newest first, below the place `before` when given (400 when it is not a place this store wrote) */
+  requests(filter: UsageFilter, limit: number, before: string | null): Awaitable<RequestRow[]>;
   audit(limit: number): Awaitable<AuditRow[]>;
 }

@@ -1,6 +1,7 @@
 // Usage sums, recent requests and the audit log as admin reads (admin-sql.ts explains the generator
 // form). Both read the usage table the ledger writes as it settles: the same rows whose costs the
 // ledger charged, so the sums equal the spend counters.
+import { errors } from '../errors/index.js';
 import { rows, sql, type Op, type SqlKind, type SqlValue } from './admin-sql.js';
 import type { AuditRow, RequestRow, UsageFilter, UsageGroup, UsageSums } from './admin-store.js';
 import type { TokenCounts } from './types.js';
@@ -21,7 +22,13 @@ function groupExpression(group: UsageGroup, kind: SqlKind): string {
   }
 }
 
-function whereOf(filter: UsageFilter, extra: { column: string; below: number | null } | null = null): { text: string; params: SqlValue[] } {
+/** An extra condition of a read, with its parameters. */
+interface Clause {
+  text: string;
+  params: SqlValue[];
+}
+
+function whereOf(filter: UsageFilter, extra: readonly Clause[] = []): { text: string; params: SqlValue[] } {
   const where: string[] = [];
   const params: SqlValue[] = [];
   const add = (clause: string, ...values: SqlValue[]): void => void (where.push(clause), params.push(...values));
@@ -31,7 +38,7 @@ function whereOf(filter: UsageFilter, extra: { column: string; below: number | n
   if (filter.project !== undefined) add('project = ?', filter.project);
   if (filter.key !== undefined) add('key_id = ?', filter.key);
   if (filter.model !== undefined) add('(model_served = ? OR model_requested = ?)', filter.model, filter.model);
-  if (extra !== null && extra.below !== null) add(`${extra.column} < ?`, extra.below);
+  for (const clause of extra) add(clause.text, ...clause.params);
   return { text: where.length > 0 ? ` WHERE ${where.join(' AND ')}` : '', params };
 }
 
@@ -73,6 +80,8 @@ export function* usageSums(filter: UsageFilter, group: UsageGroup | null, kind: 
 
 interface UsageColumns extends TokenColumns {
   seq: number;
+  /** PostgreSQL: the writing transaction's id (xid8, read as text; not named txid, which ORDER BY would then sort as text) */
+  txid_text?: string;
   request_id: string;
   key_id: string;
   org: string;
@@ -99,7 +108,7 @@ const USAGE = `request_id, key_id, org, project, environment, endpoint, model_re
 
 function requestOf(r: UsageColumns): RequestRow {
   return {
-    seq: Number(r.seq),
+    place: r.txid_text === undefined ? String(r.seq) : `${r.txid_text}-${r.seq}`,
     requestId: r.request_id,
     keyId: r.key_id,
     org: r.org,
@@ -122,11 +131,38 @@ function requestOf(r: UsageColumns): RequestRow {
   };
 }
 
-/** Newest first by insertion order (SQLite's rowid, PostgreSQL's seq): a stable cursor under concurrent writes. */
-export function* recentRequests(filter: UsageFilter, limit: number, before: number | null, kind: SqlKind): Op<RequestRow[]> {
-  const seq = kind === 'sqlite' ? 'rowid' : 'seq';
-  const where = whereOf(filter, { column: seq, below: before });
-  const text = `SELECT ${seq} AS seq, ${USAGE} FROM usage${where.text} ORDER BY ${seq} DESC LIMIT ?`;
+const CURSOR_HINT = 'must be the `nextBefore` of an earlier answer';
+
+/**
+ * The requests read's order and cursor on each store, newest first. SQLite has one writer, so its
+ * rowid order is its commit order: the cursor is the rowid. On PostgreSQL a row's seq is drawn at
+ * insert and its transaction may commit after later seqs are visible, so a client that re-reads the
+ * top and pages down to what it has seen would skip it. Rows are ordered by (txid, seq) instead and
+ * answered only below the oldest transaction still running (the snapshot's xmin): every transaction
+ * below it has ended, and every later one gets a higher txid, so no row can ever appear below one
+ * already answered. The cost: a row shows once every transaction that began writing before its own
+ * has ended (milliseconds for the ledger's batches; as long as a write transaction held open on the
+ * same server, whatever its database). The cursor is `txid-seq`.
+ */
+function orderOf(kind: SqlKind, before: string | null): { select: string; order: string; clauses: Clause[] } {
+  if (kind === 'sqlite') {
+    if (before !== null && !/^[1-9]\d{0,15}$/.test(before)) throw errors.adminFieldInvalid('before', CURSOR_HINT);
+    return { select: 'rowid AS seq', order: 'rowid DESC', clauses: before === null ? [] : [{ text: 'rowid < ?', params: [Number(before)] }] };
+  }
+  const clauses: Clause[] = [{ text: 'txid < pg_snapshot_xmin(pg_current_snapshot())', params: [] }];
+  if (before !== null) {
+    const place = /^(\d{1,20})-([1-9]\d{0,15})$/.exec(before);
+    if (place === null) throw errors.adminFieldInvalid('before', CURSOR_HINT);
+    clauses.push({ text: '(txid, seq) < (CAST(? AS xid8), CAST(? AS BIGINT))', params: [place[1]!, place[2]!] });
+  }
+  return { select: 'seq, txid::text AS txid_text', order: 'txid DESC, seq DESC', clauses };
+}
+
+/** Up to `limit` rows newest first, below the cursor `before` (a row's `place`) when given. */
+export function* recentRequests(filter: UsageFilter, limit: number, before: string | null, kind: SqlKind): Op<RequestRow[]> {
+  const order = orderOf(kind, before);
+  const where = whereOf(filter, order.clauses);
+  const text = `SELECT ${order.select}, ${USAGE} FROM usage${where.text} ORDER BY ${order.order} LIMIT ?`;
   return (yield* rows<UsageColumns>(sql(text, ...where.params, limit))).map(requestOf);
 }
 

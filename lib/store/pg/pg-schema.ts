@@ -133,4 +133,15 @@ export const PG_MIGRATIONS: readonly string[] = [
   CREATE INDEX usage_created ON usage(created_at);
   CREATE INDEX usage_seq ON usage(seq);
   `,
+  // 3: the requests cursor in commit-safe order. A row's seq is drawn when it is inserted, not when its
+  // transaction commits, so a row can become visible below rows a reader has already passed. Each row
+  // keeps the id of the transaction that wrote it: the recent-requests read orders by (txid, seq) and
+  // answers only rows whose txid is below the oldest transaction still running, a place no later
+  // commit can write under (admin-usage-ops.ts). Rows written before this migration share its txid.
+  // The seq index served only that read: an insert maintains as many indexes as before.
+  `
+  ALTER TABLE usage ADD COLUMN txid xid8 NOT NULL DEFAULT pg_current_xact_id();
+  CREATE INDEX usage_commit_order ON usage(txid, seq);
+  DROP INDEX usage_seq;
+  `,
 ];
