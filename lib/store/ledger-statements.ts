@@ -33,7 +33,7 @@ export class LedgerStatements {
   readonly bumpProject: Database.Statement<[Delta]>;
   readonly bumpEnv: Database.Statement<[Delta]>;
   readonly insertReservation: Database.Statement<[string, string, string, string, string | null, string | null, number, string, number]>;
-  /** deleting the row is the claim: whichever end deletes it takes effect */
+  /** deleting the row is the claim: whichever end deletes it takes effect (this one reads the row's levels back) */
   readonly claimReservation: Database.Statement<[string], ReservationRow>;
   /**
    * The claim of a hold whose levels the caller knows (the `Reservation` this ledger handed out):
