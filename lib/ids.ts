@@ -12,8 +12,8 @@
 //
 // Two are made per request (its id, its hold's), so they are made cheaply: the random bytes come
 // from a pool refilled 256 ids at a time (as `randomUUID` caches its entropy) and go to hex in one
-// call, and the time's digits are kept for the millisecond they were written for: 0.2 µs an id
-// against 0.9 µs with a UUID cut in pieces.
+// call, and the time's digits are kept for the millisecond they were written for: 0.12 µs of CPU an
+// id against 0.5 µs with a UUID cut in pieces (a tight loop on a quiet core; 0.2 against 0.9 loaded).
 import { randomFillSync } from 'node:crypto';
 
 const RANDOM_BYTES = 10;
