@@ -5,11 +5,13 @@
 // make a change of a few percent visible on a shared machine, where wall times move by ±50 %.
 // Diagnostic, like ab.ts: figures printed only.
 //
-//   node dist/bench/store-ab.js --a DIST_DIR [--b DIST_DIR] [--batch 6] [--open 0] [--ops 6000] [--rounds 8]
+//   node dist/bench/store-ab.js --a DIST_DIR [--b DIST_DIR] [--batch 6] [--open 0] [--ops 6000] [--rounds 8] [--mixed]
 //
 // Each side makes request ids as its gateway does: its `lib/ids.js` when it has one, else
 // `req_` and a random UUID's hex (lib/server.ts before lib/ids.ts). `--open N` keeps N holds open
-// throughout (long streams in flight). Default --b: this build.
+// throughout (long streams in flight). `--mixed`: each batch holds N and ends the previous batch's N
+// (a busy gateway's batches mix new holds and settles: msg-msg-sse@16 averaged 5 operations a batch,
+// so --mixed --batch 3 is near it). Default --b: this build.
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
@@ -18,7 +20,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { finalizeConfig as FinalizeConfig } from '../lib/config.js';
 import type { Store as StoreClass } from '../lib/store/store.js';
-import type { KeyRecord, UsageRecord } from '../lib/store/types.js';
+import type { KeyRecord, Reservation, UsageRecord } from '../lib/store/types.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -28,6 +30,7 @@ const { values: args } = parseArgs({
     open: { type: 'string', default: '0' },
     ops: { type: 'string', default: '6000' },
     rounds: { type: 'string', default: '8' },
+    mixed: { type: 'boolean', default: false },
   },
 });
 const thisBuild = fileURLToPath(new URL('..', import.meta.url));
@@ -35,6 +38,7 @@ const batch = Math.max(1, Number(args.batch));
 const open = Math.max(0, Number(args.open));
 const ops = Math.max(batch, Number(args.ops));
 const rounds = Math.max(2, Number(args.rounds));
+const mixed = args.mixed === true;
 
 interface Side {
   name: string;
@@ -75,10 +79,22 @@ async function side(name: string, root: string, dir: string): Promise<Side> {
 }
 
 async function run(s: Side, n: number): Promise<void> {
+  if (mixed) return runMixed(s, n);
   for (let i = 0; i < n / batch; i++) {
     const holds = await Promise.all(Array.from({ length: batch }, () => s.store.ledger.reserveSoon({ requestId: s.nextId(), key: s.key, amount: 1000 })));
     await Promise.all(holds.map((h) => s.store.ledger.endSoon(h, record(h.requestId), true)));
   }
+}
+
+/** `--mixed`: each batch takes `batch` holds and ends the previous batch's, in one turn, as a busy gateway's batches do. */
+async function runMixed(s: Side, n: number): Promise<void> {
+  let prev: Reservation[] = [];
+  for (let i = 0; i < n / batch; i++) {
+    const holds = Array.from({ length: batch }, () => s.store.ledger.reserveSoon({ requestId: s.nextId(), key: s.key, amount: 1000 }));
+    const ends = prev.map((h) => s.store.ledger.endSoon(h, record(h.requestId), true));
+    [prev] = await Promise.all([Promise.all(holds), Promise.all(ends)]);
+  }
+  await Promise.all(prev.map((h) => s.store.ledger.endSoon(h, record(h.requestId), true)));
 }
 
 const median = (xs: number[]): number => {
@@ -99,7 +115,7 @@ try {
     }
   }
   const [a, b] = sides.map((s) => median(s.cpu)) as [number, number];
-  console.log(`batches of ${batch}, ${open} holds open, ${rounds} rounds of ${ops}: CPU µs per reserve+settle median a ${a.toFixed(1)} b ${b.toFixed(1)} (${(((b - a) / a) * 100).toFixed(1)} %), lowest a ${Math.min(...sides[0]!.cpu).toFixed(1)} b ${Math.min(...sides[1]!.cpu).toFixed(1)}`);
+  console.log(`${mixed ? 'mixed batches (holds + the last batch\'s ends)' : 'batches'} of ${batch}, ${open} holds open, ${rounds} rounds of ${ops}: CPU µs per reserve+settle median a ${a.toFixed(1)} b ${b.toFixed(1)} (${(((b - a) / a) * 100).toFixed(1)} %), lowest a ${Math.min(...sides[0]!.cpu).toFixed(1)} b ${Math.min(...sides[1]!.cpu).toFixed(1)}`);
   for (const s of sides) s.store.close();
 } finally {
   rmSync(dir, { recursive: true, force: true });

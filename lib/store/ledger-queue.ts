@@ -23,7 +23,7 @@ import type { Reservation, UsageRecord } from './types.js';
 
 /** An operation waiting for the batch (one transaction) that runs it. */
 type Op =
-  | { kind: 'end'; id: string; reservation: Reservation; record: UsageRecord; resolve: (ended: boolean) => void; reject: (err: unknown) => void }
+  | { kind: 'end'; reservation: Reservation; record: UsageRecord; resolve: (ended: boolean) => void; reject: (err: unknown) => void }
   | { kind: 'reserve'; input: ReserveInput; resolve: (r: Reservation) => void; reject: (err: unknown) => void };
 
 const ignore = (): void => undefined;
@@ -50,14 +50,14 @@ export class LedgerQueue {
     });
     this.backlog = new SettleBacklog((ends: readonly PendingEnd[]) => {
       this.faults?.apply();
-      this.batchTx.immediate(ends.map((e): Op => ({ kind: 'end', id: e.reservation.id, reservation: e.reservation, record: e.record, resolve: ignore, reject: ignore })));
+      this.batchTx.immediate(ends.map((e): Op => ({ kind: 'end', reservation: e.reservation, record: e.record, resolve: ignore, reject: ignore })));
     });
   }
 
   /** One operation inside the batch transaction. A refused hold counted nothing, so the batch goes on. */
   private runOp(op: Op, counters: CounterBatch): () => void {
     if (op.kind === 'end') {
-      const ended = this.writes.end(op.id, op.record, counters);
+      const ended = this.writes.end(op.reservation, op.record, counters);
       return () => op.resolve(ended);
     }
     try {
@@ -82,7 +82,7 @@ export class LedgerQueue {
 
   /** `record` as it is to be written (cost 0 for a release); its cost is checked by the caller. */
   endSoon(reservation: Reservation, record: UsageRecord): Promise<boolean> {
-    return new Promise((resolve, reject) => this.enqueue({ kind: 'end', id: reservation.id, reservation, record, resolve, reject }));
+    return new Promise((resolve, reject) => this.enqueue({ kind: 'end', reservation, record, resolve, reject }));
   }
 
   /** Runs what is queued as one batch now. */

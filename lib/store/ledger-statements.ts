@@ -33,8 +33,14 @@ export class LedgerStatements {
   readonly bumpProject: Database.Statement<[Delta]>;
   readonly bumpEnv: Database.Statement<[Delta]>;
   readonly insertReservation: Database.Statement<[string, string, string, string, string | null, string | null, number, string, number]>;
-  /** deleting the row is the claim: whichever end deletes it takes effect */
+  /** deleting the row is the claim: whichever end deletes it takes effect (this one reads the row's levels back) */
   readonly claimReservation: Database.Statement<[string], ReservationRow>;
+  /**
+   * The claim of a hold whose levels the caller knows (the `Reservation` this ledger handed out):
+   * `changes` says whether it took effect. Without RETURNING it costs 1.0 µs instead of 2.6 (the
+   * returned row goes through a temporary table and an object).
+   */
+  readonly deleteReservation: Database.Statement<[string]>;
   readonly ownerReservations: Database.Statement<[string], ReservationRow>;
   readonly reservationOwners: Database.Statement<[string], { boot_id: string }>;
   readonly selectLeases: Database.Statement<[], LeaseRow>;
@@ -72,6 +78,7 @@ export class LedgerStatements {
     this.insertReservation = db.prepare(`INSERT INTO reservations (id, request_id, key_id, org, project, environment, amount, boot_id, created_at)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`);
     this.claimReservation = db.prepare('DELETE FROM reservations WHERE id = ? RETURNING id, key_id, org, project, environment, amount');
+    this.deleteReservation = db.prepare('DELETE FROM reservations WHERE id = ?');
     this.ownerReservations = db.prepare('DELETE FROM reservations WHERE boot_id = ? RETURNING id, key_id, org, project, environment, amount');
     this.reservationOwners = db.prepare('SELECT DISTINCT boot_id FROM reservations WHERE boot_id <> ?');
     this.selectLeases = db.prepare('SELECT owner, machine, pid, expires_at FROM leases');

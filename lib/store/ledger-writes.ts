@@ -39,18 +39,27 @@ export class LedgerWrites {
     // sorts by time: the hold's row goes at the end of the reservations table (lib/ids.ts)
     const id = timeOrderedId('res_');
     this.st.insertReservation.run(id, requestId, key.id, key.org, project, environment, amount, this.bootId, Date.now());
-    return { id, requestId, keyId: key.id, amount };
+    // the levels go with it: its end then deletes the row without reading them back (`end`)
+    return { id, requestId, keyId: key.id, amount, org: key.org, project, environment };
   }
 
   /**
    * Ends a reservation at the levels its row remembers (false: already ended, nothing done): charges
    * `record.cost` (0 for a release) and writes the record, if any; in a batch, its counter change is
-   * left to the batch's `write()`.
+   * left to the batch's `write()`. A reservation this ledger handed out carries those levels (the
+   * row's own values, never changed since); any other is ended at the levels read from its row.
    */
-  end(id: string, record: UsageRecord | null, batch?: CounterBatch): boolean {
-    const row = this.st.claimReservation.get(id);
-    if (row === undefined) return false;
-    const d: Delta = { key: row.key_id, org: row.org, project: row.project, environment: row.environment, reserve: -row.amount, cost: record?.cost ?? 0 };
+  end(r: Reservation, record: UsageRecord | null, batch?: CounterBatch): boolean {
+    const cost = record?.cost ?? 0;
+    let d: Delta;
+    if (r.org !== undefined && r.project !== undefined && r.environment !== undefined) {
+      if (this.st.deleteReservation.run(r.id).changes === 0) return false;
+      d = { key: r.keyId, org: r.org, project: r.project, environment: r.environment, reserve: -r.amount, cost };
+    } else {
+      const row = this.st.claimReservation.get(r.id);
+      if (row === undefined) return false;
+      d = { key: row.key_id, org: row.org, project: row.project, environment: row.environment, reserve: -row.amount, cost };
+    }
     if (batch) batch.add(d);
     else this.apply(d);
     if (record) this.st.insertUsageRecord(record);

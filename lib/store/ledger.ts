@@ -53,7 +53,7 @@ export class SqliteLedger implements Ledger {
   private readonly bumpEnv: BatchStatements['bumpEnv'];
   private readonly queue: LedgerQueue;
   private readonly reserveTx: Database.Transaction<(input: ReserveInput) => Reservation>;
-  private readonly endTx: Database.Transaction<(id: string, record: UsageRecord | null) => boolean>;
+  private readonly endTx: Database.Transaction<(reservation: Reservation, record: UsageRecord | null) => boolean>;
   private readonly staleTx: Database.Transaction<() => number>;
   private readonly creditTx: Database.Transaction<(org: string, units: number, reason: string) => number>;
 
@@ -66,7 +66,7 @@ export class SqliteLedger implements Ledger {
     ({ levels: this.levels, bumpOrg: this.bumpOrg, bumpKey: this.bumpKey, bumpProject: this.bumpProject, bumpEnv: this.bumpEnv } = st);
     this.queue = new LedgerQueue(db, { levels: this.levels, bumpOrg: this.bumpOrg, bumpKey: this.bumpKey, bumpProject: this.bumpProject, bumpEnv: this.bumpEnv }, writes);
     this.reserveTx = db.transaction((input: ReserveInput) => writes.reserve(input));
-    this.endTx = db.transaction((id: string, record: UsageRecord | null) => writes.end(id, record));
+    this.endTx = db.transaction((reservation: Reservation, record: UsageRecord | null) => writes.end(reservation, record));
     this.staleTx = db.transaction(() => writes.releaseDeadOwners());
     this.creditTx = db.transaction((org: string, units: number, reason: string) => {
       if (st.creditOrg.run(units, org).changes === 0) throw new Error(`unknown organization "${org}"`);
@@ -115,11 +115,11 @@ export class SqliteLedger implements Ledger {
 
   settle(reservation: Reservation, record: UsageRecord): boolean {
     assertUnits(record.cost, 'cost');
-    return this.endTx.immediate(reservation.id, record);
+    return this.endTx.immediate(reservation, record);
   }
 
   release(reservation: Reservation, record?: UsageRecord): boolean {
-    return this.endTx.immediate(reservation.id, record ? { ...record, cost: 0 } : null);
+    return this.endTx.immediate(reservation, record ? { ...record, cost: 0 } : null);
   }
 
   releaseStale(): number {

@@ -29,6 +29,15 @@ export interface Reservation {
   keyId: string;
   /** reserved amount in units */
   amount: number;
+  /**
+   * The levels the hold was taken at, as its row remembers them: the organization, and the key's
+   * project and environment (null: none). The SQLite ledger sets them on the holds it takes, so that
+   * ending one deletes its row without reading it back; a reservation without them is ended at the
+   * levels its row names.
+   */
+  org?: string;
+  project?: string | null;
+  environment?: string | null;
 }
 
 /** The levels a spend cap can apply at. */

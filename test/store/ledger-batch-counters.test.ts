@@ -8,7 +8,7 @@ import t from 'tap';
 import type { GatewayError } from '../../lib/errors.js';
 import type { Store } from '../../lib/store/store.js';
 import type { Reservation } from '../../lib/store/types.js';
-import { open, record, rid, USD } from './ledger-fixture.js';
+import { config, open, record, rid, USD } from './ledger-fixture.js';
 
 const D = USD / 10; // $0.10
 
@@ -134,6 +134,26 @@ t.test('an end and holds of the same key in one batch, the end taken in an earli
   t.same(row(store, 'projects', "id = 'p'"), { reserved: 0, spent: 15 * D });
   t.same(row(store, 'environments', "id = 'e'"), { reserved: 0, spent: 15 * D });
   t.same(row(store, 'orgs', "id = 'acme'"), { reserved: USD, spent: 0 });
+  store.close();
+});
+
+t.test('a hold ends at the levels it was taken at: the key moved since, or its levels not handed back', async (t) => {
+  const { store, key } = open();
+  const l = store.ledger;
+  const k = key('k_key'); // capped / p / e
+  const [a, b] = await Promise.all([0, 1].map(() => l.reserveSoon({ requestId: rid(), key: k, amount: 5 * D })));
+  t.match(a, { org: 'capped', project: 'p', environment: 'e' }, 'the hold says where it was taken');
+  // the key moves to the organization alone: its holds still end at p and e
+  const seeded = config();
+  store.seed({ ...seeded, keys: seeded.keys!.map((x) => (x.id === 'k_key' ? { ...x, project: undefined, environment: undefined } : x)) });
+  t.match(store.findKey('sk-ledger-key-cap'), { org: 'capped', project: null, environment: null }, 'moved');
+  // `b` as a caller may build it (id, request, key, amount): ended at the levels its row names
+  const bare: Reservation = { id: b!.id, requestId: b!.requestId, keyId: b!.keyId, amount: b!.amount };
+  t.same(await Promise.all([l.endSoon(a!, record(a!, k, 2 * D), true), l.endSoon(bare, record(bare, k, 3 * D), true)]), [true, true]);
+  t.same(await Promise.all([l.endSoon(a!, record(a!, k, 2 * D), true), l.endSoon(bare, record(bare, k, 3 * D), true)]), [false, false], 'each ended once');
+  for (const [table, where] of [['keys', "id = 'k_key'"], ['projects', "id = 'p'"], ['environments', "id = 'e'"]] as const)
+    t.same(row(store, table, where), { reserved: 0, spent: 5 * D }, table);
+  t.same(l.balanceOf('capped'), { balance: 100 * USD - 5 * D, reserved: 0, spent: 5 * D, spendCap: 5 * USD });
   store.close();
 });
 
