@@ -39,17 +39,18 @@ import { decodeReasoningSignature, isResponsesSignature, reasoningInputItem } fr
 
 type Block =
   /**
-   * `idJson`: the id as JSON text, once a through frame needed it; `at`: a through delta's members
-   * before its kept bytes (item id, output index, content index), made at the first
+   * `idJson`: the id as JSON text; `at`: the members of its events after the sequence number (item
+   * id, output index, content index) as JSON text, with the comma after them
    */
-  | { kind: 'message'; out: number; id: string; text: string; annotations: JsonObject[]; idJson?: string; at?: string }
+  | { kind: 'message'; out: number; id: string; text: string; annotations: JsonObject[]; idJson: string; at: string }
   | { kind: 'call'; out: number; id: string; callId: string; target: ClientTool; json: string; streamed: boolean; input: JsonObject | null }
   | { kind: 'reasoning'; out: number; id: string; text: string; signature: string; partOpen: boolean }
   | { kind: 'redacted'; out: number; id: string; data: string };
 
 /**
  * Writes one named SSE event (a no-op when not streaming). `fields` as a string: the members after
- * the sequence number, as JSON text up to and with the closing brace (`type` must need no escaping).
+ * the sequence number, as JSON text up to and with the closing brace. Either way `type` is written as
+ * it is (it must need no escaping) and `fields` has no `type` or `sequence_number` member.
  */
 export type EmitEvent = (type: string, fields: JsonObject | string) => void;
 
@@ -89,10 +90,15 @@ export class OutputItems implements ItemWriter {
     const out = this.output.length;
     switch (b.kind) {
       case 'text': {
+        // the two events as JSON text (JSON.stringify of the objects, members in their order): an object
+        // spread into each event and serialised cost more than the rest of the response's events
         const id = this.itemId('msg');
-        this.blocks[index] = { kind: 'message', out, id, text: '', annotations: [], idJson: undefined, at: undefined };
-        this.added(out, { id, type: 'message', status: 'in_progress', content: [], role: 'assistant' });
-        this.emit('response.content_part.added', { item_id: id, output_index: out, content_index: 0, part: { type: 'output_text', annotations: [], logprobs: [], text: '' } });
+        const idJson = JSON.stringify(id);
+        const at = `"item_id":${idJson},"output_index":${out},"content_index":0,`;
+        this.blocks[index] = { kind: 'message', out, id, text: '', annotations: [], idJson, at };
+        this.output[out] = { id, type: 'message', status: 'in_progress', content: [], role: 'assistant' };
+        this.emit('response.output_item.added', `"output_index":${out},"item":{"id":${idJson},"type":"message","status":"in_progress","content":[],"role":"assistant"}}`);
+        this.emit('response.content_part.added', `${at}"part":{"type":"output_text","annotations":[],"logprobs":[],"text":""}}`);
         this.text(index, b.text);
         return;
       }
@@ -143,12 +149,8 @@ export class OutputItems implements ItemWriter {
     b.text += text;
     // a Responses upstream's delta frame: its `delta` and `logprobs` go as they came
     const kept = native?.through !== undefined && native.dialect === 'openai-responses' && native.event === 'response.output_text.delta' ? native.kept : undefined;
-    if (kept !== undefined) {
-      const at = (b.at ??= `"item_id":${(b.idJson ??= JSON.stringify(b.id))},"output_index":${b.out},"content_index":0,`);
-      this.emit('response.output_text.delta', `${at}${native!.data.slice(kept[0], kept[1])}}`);
-    } else {
-      this.emit('response.output_text.delta', { item_id: b.id, output_index: b.out, content_index: 0, delta: text, logprobs: [] });
-    }
+    if (kept !== undefined) this.emit('response.output_text.delta', `${b.at}${native!.data.slice(kept[0], kept[1])}}`);
+    else this.emit('response.output_text.delta', `${b.at}"delta":${JSON.stringify(text)},"logprobs":[]}`);
   }
 
   annotate(index: number, citation: UrlCitation): void {
@@ -193,7 +195,7 @@ export class OutputItems implements ItemWriter {
         const text = throughText(b.text, b.annotations, native);
         if (text !== undefined) {
           // the upstream's text bytes (client-encode-through.ts); the item's JSON kept for the final Response
-          const f = doneFrames((b.idJson ??= JSON.stringify(b.id)), b.out, text);
+          const f = doneFrames(b.idJson, b.out, text);
           this.emit('response.output_text.done', f.textDone);
           this.emit('response.content_part.done', f.partDone);
           this.output[b.out] = { id: b.id, type: 'message', status: 'completed', content: [part], role: 'assistant' };
