@@ -91,13 +91,9 @@ export class ResponseWriter {
 
   private ev(type: string, fields: JsonObject | string): void {
     if (!this.streaming) return;
-    // a string: the members after the sequence number as JSON text, closing brace included
-    if (typeof fields === 'string') {
-      this.frames += `event: ${type}\ndata: {"type":"${type}","sequence_number":${this.seq++},${fields}\n\n`;
-      return;
-    }
-    // JSON.stringify({ type, sequence_number, ...fields }) (no event's fields have those two members),
-    // without the object spread, which costs more than serialising it
+    // a string: the members after the sequence number as JSON text, closing brace included; an object:
+    // JSON.stringify({ type, sequence_number, ...fields }) without the spread (which costs more than the rest)
+    if (typeof fields === 'string') return void (this.frames += `event: ${type}\ndata: {"type":"${type}","sequence_number":${this.seq++},${fields}\n\n`);
     const rest = JSON.stringify(fields);
     this.frames += `event: ${type}\ndata: {"type":"${type}","sequence_number":${this.seq++}${rest.length === 2 ? '}' : `,${rest.slice(1)}`}\n\n`;
   }
