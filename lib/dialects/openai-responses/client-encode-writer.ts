@@ -79,7 +79,7 @@ export class ResponseWriter {
     this.streaming = streaming;
     const base = baseId(requestId);
     this.id = `resp_${base}`;
-    this.items = new OutputItems(this.facts, base, (type, fields) => this.ev(type, fields));
+    this.items = new OutputItems(this.facts, base, (type, fields) => this.ev(type, fields), streaming);
   }
 
   /** SSE frames produced since the last call. */
