@@ -14,19 +14,21 @@ import type { JsonObject, JsonValue } from '../../chunks.js';
 const CREATED = '{"type":"response.created","sequence_number":';
 const IN_PROGRESS = '{"type":"response.in_progress","sequence_number":';
 
-/** where the sequence number that begins at `from` ends (0, or 1 to 15 digits without a leading zero), or -1 */
+const isDigit = (c: number): boolean => c >= 0x30 && c <= 0x39;
+
+/**
+ * where the sequence number that begins at `from` ends: 0, or 1 to 15 digits without a leading zero
+ * (exact in a double) and no digit after them; else -1
+ */
 function numberEnd(data: string, from: number): number {
   const first = data.charCodeAt(from);
-  if (first === 0x30) return from + 1;
-  if (!(first >= 0x31 && first <= 0x39)) return -1;
-  const last = Math.min(from + 15, data.length);
   let i = from + 1;
-  while (i < last) {
-    const c = data.charCodeAt(i);
-    if (!(c >= 0x30 && c <= 0x39)) break;
-    i++;
+  if (first !== 0x30) {
+    if (!isDigit(first)) return -1;
+    const last = Math.min(from + 15, data.length);
+    while (i < last && isDigit(data.charCodeAt(i))) i++;
   }
-  return i;
+  return isDigit(data.charCodeAt(i)) ? -1 : i;
 }
 
 /** One stream's `response.created`, as its `response.in_progress` may repeat it. */

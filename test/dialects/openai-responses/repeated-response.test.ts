@@ -118,6 +118,15 @@ t.test('a created frame in another layout, or with another member: no in_progres
     reader.created(created, parseStrict(created) as JsonObject);
     t.equal(reader.inProgress(inProgress), null, label(created));
   }
+  // 16 digits: past the layouts' 15, whose first 15 must not be read as the number (nor the rest compared from the 16th)
+  const rest = `,"response":${JSON.stringify(response)}}`;
+  const created = `{"type":"response.created","sequence_number":1234567890123456${rest}`;
+  const reader = new RepeatedResponse();
+  reader.created(created, parseStrict(created) as JsonObject);
+  t.equal(reader.inProgress(`{"type":"response.in_progress","sequence_number":2234567890123456${rest}`), null, 'a 16-digit number: the usual path');
+  const short = new RepeatedResponse();
+  short.created(`{"type":"response.created","sequence_number":6${rest}`, parseStrict(`{"type":"response.created","sequence_number":6${rest}`) as JsonObject);
+  t.equal(short.inProgress(`{"type":"response.in_progress","sequence_number":1234567890123456${rest}`), null, 'after a short one too');
 });
 
 t.test('through the decoder: the same events, and what was refused still is', async (t) => {
