@@ -39,19 +39,28 @@ import { decodeReasoningSignature, isResponsesSignature, reasoningInputItem } fr
 
 type Block =
   /**
-   * `idJson`: the id as JSON text, once a through frame needed it; `at`: a through delta's members
-   * before its kept bytes (item id, output index, content index), made at the first
+   * `idJson`: the id as JSON text; `at`: the members of its events after the sequence number (item
+   * id, output index, content index) as JSON text, with the comma after them; both made when first
+   * needed (at once when streaming: not at all for most JSON answers)
    */
-  | { kind: 'message'; out: number; id: string; text: string; annotations: JsonObject[]; idJson?: string; at?: string }
+  | { kind: 'message'; out: number; id: string; text: string; annotations: JsonObject[]; idJson: string | undefined; at: string | undefined }
   | { kind: 'call'; out: number; id: string; callId: string; target: ClientTool; json: string; streamed: boolean; input: JsonObject | null }
   | { kind: 'reasoning'; out: number; id: string; text: string; signature: string; partOpen: boolean }
   | { kind: 'redacted'; out: number; id: string; data: string };
 
 /**
  * Writes one named SSE event (a no-op when not streaming). `fields` as a string: the members after
- * the sequence number, as JSON text up to and with the closing brace (`type` must need no escaping).
+ * the sequence number, as JSON text up to and with the closing brace. Either way `type` is written as
+ * it is (it must need no escaping) and `fields` has no `type` or `sequence_number` member.
  */
 export type EmitEvent = (type: string, fields: JsonObject | string) => void;
+
+type MessageBlock = Extract<Block, { kind: 'message' }>;
+
+/** A message's `at` (Block), made at the first event that needs it. */
+function atOf(b: MessageBlock): string {
+  return (b.at ??= `"item_id":${(b.idJson ??= JSON.stringify(b.id))},"output_index":${b.out},"content_index":0,`);
+}
 
 /** Also the ItemWriter the call items (client-encode-calls.ts) are written through. */
 export class OutputItems implements ItemWriter {
@@ -65,7 +74,8 @@ export class OutputItems implements ItemWriter {
   private readonly blocks: (Block | undefined)[] = [];
   private nextItem = 0;
 
-  constructor(facts: ResponsesFacts, base: string, emit: EmitEvent) {
+  /** `streaming`: the events are written (else `emit` is a no-op, and what only it reads is not made) */
+  constructor(facts: ResponsesFacts, base: string, emit: EmitEvent, private readonly streaming: boolean) {
     this.facts = facts;
     this.base = base;
     this.emit = emit;
@@ -89,10 +99,17 @@ export class OutputItems implements ItemWriter {
     const out = this.output.length;
     switch (b.kind) {
       case 'text': {
+        // the two events as JSON text (JSON.stringify of the objects, members in their order): an object
+        // spread into each event and serialised cost more than the rest of the response's events
         const id = this.itemId('msg');
-        this.blocks[index] = { kind: 'message', out, id, text: '', annotations: [], idJson: undefined, at: undefined };
-        this.added(out, { id, type: 'message', status: 'in_progress', content: [], role: 'assistant' });
-        this.emit('response.content_part.added', { item_id: id, output_index: out, content_index: 0, part: { type: 'output_text', annotations: [], logprobs: [], text: '' } });
+        const m: MessageBlock = { kind: 'message', out, id, text: '', annotations: [], idJson: undefined, at: undefined };
+        this.blocks[index] = m;
+        this.output[out] = { id, type: 'message', status: 'in_progress', content: [], role: 'assistant' };
+        if (this.streaming) {
+          const idJson = (m.idJson = JSON.stringify(id));
+          this.emit('response.output_item.added', `"output_index":${out},"item":{"id":${idJson},"type":"message","status":"in_progress","content":[],"role":"assistant"}}`);
+          this.emit('response.content_part.added', `${atOf(m)}"part":{"type":"output_text","annotations":[],"logprobs":[],"text":""}}`);
+        }
         this.text(index, b.text);
         return;
       }
@@ -141,14 +158,11 @@ export class OutputItems implements ItemWriter {
     const b = this.blocks[index];
     if (b?.kind !== 'message' || text === '') return;
     b.text += text;
+    if (!this.streaming) return;
     // a Responses upstream's delta frame: its `delta` and `logprobs` go as they came
     const kept = native?.through !== undefined && native.dialect === 'openai-responses' && native.event === 'response.output_text.delta' ? native.kept : undefined;
-    if (kept !== undefined) {
-      const at = (b.at ??= `"item_id":${(b.idJson ??= JSON.stringify(b.id))},"output_index":${b.out},"content_index":0,`);
-      this.emit('response.output_text.delta', `${at}${native!.data.slice(kept[0], kept[1])}}`);
-    } else {
-      this.emit('response.output_text.delta', { item_id: b.id, output_index: b.out, content_index: 0, delta: text, logprobs: [] });
-    }
+    if (kept !== undefined) this.emit('response.output_text.delta', `${atOf(b)}${native!.data.slice(kept[0], kept[1])}}`);
+    else this.emit('response.output_text.delta', `${atOf(b)}"delta":${JSON.stringify(text)},"logprobs":[]}`);
   }
 
   annotate(index: number, citation: UrlCitation): void {

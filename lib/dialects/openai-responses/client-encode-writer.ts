@@ -79,7 +79,7 @@ export class ResponseWriter {
     this.streaming = streaming;
     const base = baseId(requestId);
     this.id = `resp_${base}`;
-    this.items = new OutputItems(this.facts, base, (type, fields) => this.ev(type, fields));
+    this.items = new OutputItems(this.facts, base, (type, fields) => this.ev(type, fields), streaming);
   }
 
   /** SSE frames produced since the last call. */
@@ -91,9 +91,11 @@ export class ResponseWriter {
 
   private ev(type: string, fields: JsonObject | string): void {
     if (!this.streaming) return;
-    // a string: the members after the sequence number as JSON text, closing brace included
-    if (typeof fields === 'string') this.frames += `event: ${type}\ndata: {"type":"${type}","sequence_number":${this.seq++},${fields}\n\n`;
-    else this.frames += `event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: this.seq++, ...fields })}\n\n`;
+    // a string: the members after the sequence number as JSON text, closing brace included; an object:
+    // JSON.stringify({ type, sequence_number, ...fields }) without the spread (which costs more than the rest)
+    if (typeof fields === 'string') return void (this.frames += `event: ${type}\ndata: {"type":"${type}","sequence_number":${this.seq++},${fields}\n\n`);
+    const rest = JSON.stringify(fields);
+    this.frames += `event: ${type}\ndata: {"type":"${type}","sequence_number":${this.seq++}${rest.length === 2 ? '}' : `,${rest.slice(1)}`}\n\n`;
   }
 
   private model(): string {

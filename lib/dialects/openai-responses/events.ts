@@ -23,14 +23,16 @@
 //   hosted-tool progress, `reasoning_text.*`, keep-alives, future events) is ignored: what they say
 //   is in the items' `done` events. Each emitted event keeps its native frame.
 // The common `output_text.delta` frame (delta-layout.ts) and the other frequent events
-// (frame-layouts.ts) are recognised by their layout without the general parser. A delta is marked
-// `through`: a Responses client gets its `delta` and `logprobs` bytes as they came
-// (client-encode-items.ts), the sequence number, item id and output index being the gateway's; so is
-// a message item's `output_item.done`, whose text bytes the client's final frames keep.
+// (frame-layouts.ts) are recognised by their layout without the general parser, and an
+// `in_progress` that repeats the `created` frame by comparing their text (repeated-response.ts). A
+// delta is marked `through`: a Responses client gets its `delta` and `logprobs` bytes as they came
+// (client-encode-items.ts), the sequence number, item id and output index being the gateway's; so
+// is a message item's `output_item.done`, whose text bytes the client's final frames keep.
 import { emptyUsage, type CanonicalBlock, type CanonicalEvent, type JsonObject, type NativeFrame } from '../../chunks.js';
 import type { UpstreamDecoder } from '../dialect.js';
 import { parseDeltaLayout } from './delta-layout.js';
 import { recogniseEvent } from './frame-layouts.js';
+import { RepeatedResponse } from './repeated-response.js';
 import { completeItemEvents, encryptedOf, type Tally } from './items.js';
 import { decodeResponsesBody } from './message.js';
 import { SUMMARY_SEPARATOR, thinkingFromItem } from '../../translate/reasoning-state.js';
@@ -221,12 +223,15 @@ const OPENERS: ReadonlySet<string> = new Set(['response.created', 'response.in_p
 export class ResponsesStreamDecoder implements UpstreamDecoder {
   private readonly s: State = { started: false, ended: false, nextBlock: 0, slots: new Map(), tally: { toolCalls: false, webSearches: 0 } };
   private lastSeq = -1;
+  private readonly created = new RepeatedResponse();
 
   /** Decode one SSE message. Throws GatewayError GW_ERR_INTEGRITY on malformed or out-of-order frames. */
   sse(msg: { event: string | undefined; data: string }): CanonicalEvent[] {
     const layout = parseDeltaLayout(msg.data);
-    const other = layout === null ? recogniseEvent(msg.event, msg.data) : null;
-    const parsed = layout?.parsed ?? other?.parsed ?? parseObject(msg.data, 'Responses event data');
+    // an in_progress that repeats the created frame's text is its object again (repeated-response.ts)
+    const repeated = layout === null && msg.event === 'response.in_progress' ? this.created.inProgress(msg.data) : null;
+    const other = layout === null && repeated === null ? recogniseEvent(msg.event, msg.data) : null;
+    const parsed = layout?.parsed ?? repeated ?? other?.parsed ?? parseObject(msg.data, 'Responses event data');
     const type = parsed.type;
     if (typeof type !== 'string') throw integrityError(`${msg.event ?? 'Responses event'} data.type must be a string`);
     if (msg.event !== undefined && msg.event !== type) throw integrityError(`event ${msg.event} carries data.type "${type}"`);
@@ -235,6 +240,7 @@ export class ResponsesStreamDecoder implements UpstreamDecoder {
       if (seq <= this.lastSeq) throw integrityError(`${type}: sequence_number ${seq} after ${this.lastSeq}`);
       this.lastSeq = seq;
     }
+    if (type === 'response.created') this.created.created(msg.data, parsed);
     const handler = HANDLERS.get(type);
     if (handler === undefined || this.s.ended) return [];
     if (!this.s.started && !OPENERS.has(type)) throw integrityError(`${type} before response.created`);
