@@ -24,8 +24,8 @@ const call = (index: number, id: string | undefined, name: string | undefined, a
   delta({ tool_calls: [{ index, ...(id ? { id, type: 'function' } : {}), function: { ...(name ? { name } : {}), arguments: args } }] });
 
 const CUT = '{"command":"ls -la /very/long';
-const upResponse = (status: string, output: unknown[], incomplete?: string): Record<string, unknown> => ({
-  id: 'resp_up', object: 'response', created_at: 1, model: 'r-cut', status, output,
+const upResponse = (status: string, output: unknown[], incomplete?: string, model = 'r-cut'): Record<string, unknown> => ({
+  id: 'resp_up', object: 'response', created_at: 1, model, status, output,
   usage: status === 'in_progress' ? null : { input_tokens: 10, output_tokens: 1000, total_tokens: 1010, input_tokens_details: { cached_tokens: 0 }, output_tokens_details: { reasoning_tokens: 0 } },
   incomplete_details: incomplete ? { reason: incomplete } : null,
 });
@@ -42,6 +42,25 @@ const anthropicCut = (model: string, closed: boolean): string =>
     { type: 'message_delta', delta: { stop_reason: 'max_tokens', stop_sequence: null }, usage: { output_tokens: 1000 } },
     { type: 'message_stop' },
   );
+
+// a Responses upstream announcing two function calls, then their argument pieces interleaved
+const upCall = (i: number, args: string, status = 'completed'): Record<string, unknown> => ({ id: `fc_up_${i}`, type: 'function_call', status, call_id: `call_${i}`, name: 'bash', arguments: args });
+const responsesInterleaved = (): string => {
+  const piece = (i: number, delta: string): Record<string, unknown> => ({ type: 'response.function_call_arguments.delta', item_id: `fc_up_${i}`, output_index: i, delta });
+  const whole = [upCall(0, '{"command":"ls"}'), upCall(1, '{"command":"pwd"}')];
+  return responsesSse(
+    { type: 'response.created', response: upResponse('in_progress', [], undefined, 'r-interleave') },
+    { type: 'response.output_item.added', output_index: 0, item: upCall(0, '', 'in_progress') },
+    { type: 'response.output_item.added', output_index: 1, item: upCall(1, '', 'in_progress') },
+    piece(0, '{"command":'),
+    piece(1, '{"command":"pw'),
+    piece(0, '"ls"}'),
+    piece(1, 'd"}'),
+    { type: 'response.output_item.done', output_index: 0, item: whole[0] },
+    { type: 'response.output_item.done', output_index: 1, item: whole[1] },
+    { type: 'response.completed', response: upResponse('completed', whole, undefined, 'r-interleave') },
+  );
+};
 
 const script: Script = {
   // F5 from a Chat upstream: finish_reason "length" in the middle of the arguments, after some text
@@ -73,6 +92,7 @@ const script: Script = {
     body: chatSse('c-interleave-reused', [call(0, 'call_a', 'bash', '{"command":'), call(0, 'call_b', 'bash', '{"command":"pwd"}'), call(0, 'call_a', undefined, '"ls"}'), delta({}, 'tool_calls'), usageChunk(20, 9)]),
   },
   // same index, same id (or none) for every call: a call named again after whole arguments is a new one
+  'r-interleave': { body: responsesInterleaved() },
   'c-same-index-no-id': {
     body: chatSse('c-same-index-no-id', [call(0, 'call_s', 'bash', '{"command":"ls"}'), call(0, undefined, 'bash', '{"command":"pwd"}'), delta({}, 'tool_calls'), usageChunk(20, 9)]),
   },
@@ -81,6 +101,7 @@ const script: Script = {
 const models: { name: string; api: Api }[] = [
   ...['c-cut-length', 'c-cut-vllm', 'c-cut-json', 'c-interleave', 'c-interleave-reused', 'c-same-index-no-id'].map((name) => ({ name, api: 'chat' as Api })),
   { name: 'r-cut', api: 'responses' },
+  { name: 'r-interleave', api: 'responses' },
   { name: 'a-cut-open', api: 'messages' },
   { name: 'a-cut-closed', api: 'messages' },
 ];
@@ -99,6 +120,20 @@ function messagesStreamCalls(t: Test, a: Answer): { commands: string[]; stop: st
   // Claude Code runs a tool_use block when it stops; one that never stops is a call cut at the limit
   const commands = [...tools].filter(([i]) => closed.has(i)).map(([, json]) => JSON.parse(json).command);
   return { commands, stop: a.data.find((d) => d?.type === 'message_delta')?.delta.stop_reason ?? null };
+}
+
+/** Anthropic writes blocks one after the other: none starts while another is open. */
+function overlaps(a: Answer): string[] {
+  let open = -1;
+  const problems: string[] = [];
+  for (const d of a.data) {
+    if (d?.type === 'content_block_start') {
+      if (open !== -1) problems.push(`block ${d.index} started while block ${open} is open`);
+      open = d.index;
+    } else if (d?.type === 'content_block_delta' && d.index !== open) problems.push(`delta for block ${d.index} while block ${open} is open`);
+    else if (d?.type === 'content_block_stop') open = -1;
+  }
+  return problems;
 }
 
 t.test('F5 and F6 through every client dialect', async (t) => {
@@ -153,12 +188,15 @@ t.test('F5 and F6 through every client dialect', async (t) => {
     });
   }
 
-  for (const m of ['c-interleave', 'c-interleave-reused', 'c-same-index-no-id']) {
+  for (const m of ['c-interleave', 'c-interleave-reused', 'c-same-index-no-id', 'r-interleave']) {
     const want = ['ls', 'pwd'];
     t.test(`F6 ${m} → Messages: separate sequential tool_use blocks`, async (t) => {
       for (const stream of [true, false]) {
         const a = await send(gw, 'messages', ask('messages', m, stream));
-        if (stream) checkMessagesStream(t, a);
+        if (stream) {
+          checkMessagesStream(t, a);
+          t.same(overlaps(a), [], 'blocks one after the other');
+        }
         else t.equal(a.status, 200, a.text.slice(0, 300));
         const blocks = stream ? accumulateMessages(a).blocks : a.json.content;
         t.same(blocks.map((b: any) => b.input?.command), want, `commands (stream ${stream})`);
