@@ -11,7 +11,7 @@
 // A new id at an index that already has a call is a new call (or the call that had that id, when
 // pieces interleave at a reused index): upstreams that reuse index 0 for every parallel call must not
 // have their calls merged. So is a chunk that names a function again at an
-// index whose call's arguments are whole and starts more arguments (upstreams that never vary the
+// index whose call's arguments are whole and starts another object (upstreams that never vary the
 // index nor the id; it gets an id of ours when it repeats the last one).
 import { randomUUID } from 'node:crypto';
 import type { CanonicalEvent, JsonObject, NativeFrame } from '../../chunks.js';
@@ -72,7 +72,7 @@ export class ToolCalls {
       this.atIndex[index] = slot;
     } else if (slot === undefined) {
       slot = this.add(index, id);
-    } else if (name !== '' && args !== '' && slot.end.complete && slot.name !== '') {
+    } else if (name !== '' && slot.end.complete && slot.name !== '' && args.trimStart().startsWith('{')) {
       slot = this.add(index, id === '' || id === slot.id ? ourId() : id);
     }
     if (id !== '' && slot.id === '') slot.id = id;
