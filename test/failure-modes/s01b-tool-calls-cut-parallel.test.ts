@@ -81,6 +81,10 @@ const script: Script = {
       { type: 'response.incomplete', response: upResponse('incomplete', [upText, { id: 'fc_up_1', type: 'function_call', status: 'incomplete', call_id: 'call_cut', name: 'bash', arguments: CUT }], 'max_output_tokens') },
     ),
   },
+  'r-cut-json': {
+    headers: JSON_HEAD,
+    body: JSON.stringify(upResponse('incomplete', [upText, { id: 'fc_up_1', type: 'function_call', status: 'incomplete', call_id: 'call_cut', name: 'bash', arguments: CUT }], 'max_output_tokens', 'r-cut-json')),
+  },
   // from an Anthropic upstream: the tool_use block left open (and, from a relay, closed) before max_tokens
   'a-cut-open': { body: anthropicCut('a-cut-open', false) },
   'a-cut-closed': { body: anthropicCut('a-cut-closed', true) },
@@ -101,6 +105,7 @@ const script: Script = {
 const models: { name: string; api: Api }[] = [
   ...['c-cut-length', 'c-cut-vllm', 'c-cut-json', 'c-interleave', 'c-interleave-reused', 'c-same-index-no-id'].map((name) => ({ name, api: 'chat' as Api })),
   { name: 'r-cut', api: 'responses' },
+  { name: 'r-cut-json', api: 'responses' },
   { name: 'r-interleave', api: 'responses' },
   { name: 'a-cut-open', api: 'messages' },
   { name: 'a-cut-closed', api: 'messages' },
@@ -139,7 +144,7 @@ function overlaps(a: Answer): string[] {
 t.test('F5 and F6 through every client dialect', async (t) => {
   const { gw } = await startFm(t, script, models);
 
-  for (const m of ['c-cut-length', 'c-cut-vllm', 'c-cut-json', 'r-cut', 'a-cut-open', 'a-cut-closed']) {
+  for (const m of ['c-cut-length', 'c-cut-vllm', 'c-cut-json', 'r-cut', 'r-cut-json', 'a-cut-open', 'a-cut-closed']) {
     const whole = m === 'c-cut-vllm' ? ['pwd'] : [];
     t.test(`F5 ${m} → Messages stream: stop_reason max_tokens, the cut tool_use block never closed`, async (t) => {
       const a = await send(gw, 'messages', ask('messages', m, true));
