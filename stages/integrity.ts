@@ -9,10 +9,11 @@
 // writes the dialect's error frame) after a `failed` note, so settle records the request as failed.
 //
 // One thing it does change: a tool call cut by the token limit (FAILURE-MODES F5). A tool-call block
-// whose input ends before its JSON does (the text is a cut JSON text) is held at its stop: when the next event is the message-delta
-// of a turn cut by the limit (`length`, or `tool-calls` as vLLM says of a turn cut at max_tokens,
-// rewritten to `length`), the block-stop is dropped and the block stays unclosed; anything else
-// fails with the held error. So does a message-delta of a `length` turn that comes while tool-call
+// whose input ends before its JSON does (the parser fails at the text's very end) is held at its
+// stop: when the next event is the message-delta of a turn cut by the limit (`length`, or
+// `tool-calls` as vLLM says of a turn cut at max_tokens, rewritten to `length`), the block-stop is
+// dropped and the block stays unclosed; anything else (the end of the stream too) fails with the
+// held error, as any tool input that is not JSON does. So does a message-delta of a `length` turn that comes while tool-call
 // blocks are still open (Anthropic's own shape). An unclosed block after message-delta is a cut
 // call: encoders never show it as a complete call (Messages leaves the tool_use block open with
 // stop_reason max_tokens, as Claude Code expects of a cut call; Chat ends with finish_reason
@@ -68,7 +69,7 @@ class State {
   usage: Usage | null = null;
   /** the deployment that answered (dispatch's `upstream` note) */
   upstream: Upstream | null = null;
-  /** a tool-call block whose input was not JSON at its stop: why, until the next event says the turn was cut */
+  /** a tool-call block whose input ended before its JSON did, at its stop: why, until the next event says the turn was cut */
   cut: GatewayError | undefined = undefined;
   constructor(readonly opts: IntegrityOptions) {}
 }
@@ -270,8 +271,9 @@ class IntegrityStage extends State implements Stage<CanonicalEvent, CanonicalEve
   }
 
   flush(): undefined {
+    if (this.phase === 'errored') return undefined;
     if (this.cut !== undefined) throw this.cut;
-    if (this.phase !== 'done' && this.phase !== 'errored') throw fail('stream ended before message_stop');
+    if (this.phase !== 'done') throw fail('stream ended before message_stop');
     return undefined;
   }
 }
