@@ -7,7 +7,19 @@
 // brought it) as it arrives, so settle charges what was really incurred even when the stream fails
 // later, and the encoders report the same figure. An upstream `error` event goes on (the encoder
 // writes the dialect's error frame) after a `failed` note, so settle records the request as failed.
-import type { CanonicalBlock, CanonicalEvent, CanonicalEventType, JsonValue, Usage } from '../lib/chunks.js';
+//
+// One thing it does change: a tool call cut by the token limit (FAILURE-MODES F5). A tool-call block
+// whose input ends before its JSON does (the parser fails at the text's very end) is held at its
+// stop: when the next event is the message-delta of a turn cut by the limit (`length`, or
+// `tool-calls` as vLLM says of a turn cut at max_tokens, rewritten to `length`), the block-stop is
+// dropped and the block stays unclosed; anything else (the end of the stream too) fails with the
+// held error, as any tool input that is not JSON does. So does a message-delta of a `length` turn that comes while tool-call
+// blocks are still open (Anthropic's own shape). An unclosed block after message-delta is a cut
+// call: encoders never show it as a complete call (Messages leaves the tool_use block open with
+// stop_reason max_tokens, as Claude Code expects of a cut call; Chat ends with finish_reason
+// length; Responses never sends the call's done events and leaves it out of the Response; JSON
+// answers leave it out).
+import type { CanonicalBlock, CanonicalEvent, CanonicalEventType, JsonValue, StopReason, Usage } from '../lib/chunks.js';
 import type { RequestContext } from '../lib/context.js';
 import type { GatewayError } from '../lib/errors.js';
 import { errors } from '../lib/errors/index.js';
@@ -57,10 +69,13 @@ class State {
   usage: Usage | null = null;
   /** the deployment that answered (dispatch's `upstream` note) */
   upstream: Upstream | null = null;
+  /** a tool-call block whose input ended before its JSON did, at its stop: why, until the next event says the turn was cut */
+  cut: GatewayError | undefined = undefined;
   constructor(readonly opts: IntegrityOptions) {}
 }
 
-type Check<T extends CanonicalEventType> = (s: State, ev: Extract<CanonicalEvent, { type: T }>, ctx: RequestContext) => void;
+/** returns `false` when the event is held back (a cut tool call's block-stop); any other value is ignored */
+type Check<T extends CanonicalEventType> = (s: State, ev: Extract<CanonicalEvent, { type: T }>, ctx: RequestContext) => unknown;
 type DeltaType = 'text-delta' | 'thinking-delta' | 'signature-delta' | 'tool-input-delta' | 'citation-delta' | 'url-citation' | 'opaque-delta';
 
 function inMessage(s: State, what: string): void {
@@ -106,16 +121,36 @@ function deltaBlock(s: State, ev: DeltaEvent): Block {
   return block;
 }
 
-function checkToolInput(json: string, index: number): void {
-  if (json === '') return; // no argument at all: the input is {}
+/**
+ * Why a block's tool input is not a JSON object, if it is not; `cut`: the text ends before its JSON
+ * does (the parser fails at its very end), as arguments cut by the token limit do.
+ */
+function toolInputError(json: string, index: number): { error: GatewayError; cut: boolean } | undefined {
+  if (json === '') return undefined; // no argument at all: the input is {}
   let value: JsonValue;
   try {
     value = parseChecked(json);
   } catch (err) {
-    const reason = err instanceof JsonSyntaxError ? `${err.reason} at ${err.path || '(root)'}` : 'unreadable';
-    throw fail(`tool input of block ${index} is not valid JSON: ${reason}`, err);
+    const syntax = err instanceof JsonSyntaxError;
+    const reason = syntax ? `${err.reason} at ${err.path || '(root)'}` : 'unreadable';
+    return { error: fail(`tool input of block ${index} is not valid JSON: ${reason}`, err), cut: syntax && err.offset === Buffer.byteLength(json) };
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw fail(`tool input of block ${index} is not a JSON object`);
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return { error: fail(`tool input of block ${index} is not a JSON object`), cut: false };
+  return undefined;
+}
+
+/** The turn was cut by the token limit (vLLM says `tool_calls` of a turn cut at max_tokens). */
+const cutByLimit = (stop: StopReason | null): boolean => stop !== null && (stop.kind === 'length' || stop.kind === 'tool-calls');
+
+/**
+ * message-delta with blocks open: allowed only for a turn cut by the token limit whose open blocks
+ * are all tool calls (Anthropic's shape of a cut call); they stay unclosed, cut.
+ */
+function cutOpenCalls(s: State, stop: StopReason | null): void {
+  const open = s.blocks.findIndex((b) => b.open && b.kind !== 'tool-call');
+  if (stop?.kind !== 'length' || open !== -1) throw fail(`message_delta while block ${open === -1 ? s.blocks.findIndex((b) => b.open) : open} is open`);
+  for (const b of s.blocks) b.open = false;
+  s.openCount = 0;
 }
 
 const CHECKS: { [T in CanonicalEventType]: Check<T> } = {
@@ -158,7 +193,14 @@ const CHECKS: { [T in CanonicalEventType]: Check<T> } = {
   },
   'block-stop': (s, ev) => {
     const block = openBlock(s, ev.index, 'block-stop');
-    if (block.kind === 'tool-call' || block.kind === 'opaque') checkToolInput(block.json, ev.index);
+    if (block.kind === 'tool-call' || block.kind === 'opaque') {
+      const bad = toolInputError(block.json, ev.index);
+      if (bad !== undefined) {
+        if (block.kind === 'opaque' || !bad.cut) throw bad.error;
+        s.cut = bad.error; // held: the next event says whether the token limit cut it
+        return false;
+      }
+    }
     if (block.kind === 'thinking' && block.signature === '') throw fail(`thinking block ${ev.index} closed without a signature`);
     block.open = false;
     block.json = '';
@@ -166,7 +208,7 @@ const CHECKS: { [T in CanonicalEventType]: Check<T> } = {
   },
   'message-delta': (s, ev, ctx) => {
     inMessage(s, 'message_delta');
-    if (s.openCount > 0) throw fail(`message_delta while block ${s.blocks.findIndex((b) => b.open)} is open`);
+    if (s.openCount > 0) cutOpenCalls(s, ev.stop);
     checkUsage(ev.usage, 'message_delta');
     const usage = s.usage!;
     if (ev.usage.output !== undefined && ev.usage.output < usage.output) {
@@ -207,7 +249,8 @@ class IntegrityStage extends State implements Stage<CanonicalEvent, CanonicalEve
       ctx.log.warn({ event: ev.type }, 'integrity: event after an upstream error dropped');
       return undefined;
     }
-    (CHECKS[ev.type] as (s: State, ev: CanonicalEvent, ctx: RequestContext) => void)(this, ev, ctx);
+    if (this.cut !== undefined) ev = this.afterCut(ev);
+    if ((CHECKS[ev.type] as (s: State, ev: CanonicalEvent, ctx: RequestContext) => unknown)(this, ev, ctx) === false) return undefined;
     // the usage so far, validated (a copy: the note's reader keeps it), before the event itself
     if (ev.type === 'message-start' || ev.type === 'message-delta') return [{ note: 'usage', usage: { ...this.usage! } }, ev];
     // the stream ends in the provider's error: the client gets its error frame, settle a failure
@@ -215,8 +258,22 @@ class IntegrityStage extends State implements Stage<CanonicalEvent, CanonicalEve
     return [ev];
   }
 
+  /**
+   * The event after a held block-stop: the message-delta of a turn cut by the token limit (as
+   * `length`), or an error or keep-alive; anything else makes the held error the answer's.
+   */
+  private afterCut(ev: CanonicalEvent): CanonicalEvent {
+    if (ev.type === 'ping' || ev.type === 'error') return ev;
+    if (ev.type !== 'message-delta' || !cutByLimit(ev.stop)) throw this.cut!;
+    this.cut = undefined;
+    // a rewritten stop is encoded from canonical fields, not from the upstream's frame
+    return ev.stop!.kind === 'length' ? ev : { type: 'message-delta', stop: { kind: 'length' }, usage: ev.usage };
+  }
+
   flush(): undefined {
-    if (this.phase !== 'done' && this.phase !== 'errored') throw fail('stream ended before message_stop');
+    if (this.phase === 'errored') return undefined;
+    if (this.cut !== undefined) throw this.cut;
+    if (this.phase !== 'done') throw fail('stream ended before message_stop');
     return undefined;
   }
 }

@@ -144,6 +144,40 @@ export function streamFault(kind: FaultKind | undefined, proto: Proto, input: Fr
   }
 }
 
+/**
+ * The `cut-tool` option (`<model>;cut-tool`, streams only): the demo model's tool call cut by the
+ * token limit halfway through its arguments (FAILURE-MODES F5). The first argument piece is halved
+ * and the later ones dropped; the turn ends as each protocol ends a cut turn (Chat finish_reason
+ * length; Messages stop_reason max_tokens, the block still stopped as a relay would).
+ */
+function cutTool(proto: Proto, frames: Frame[]): Frame[] {
+  const out: Frame[] = [];
+  let cut = false;
+  for (const f of frames) {
+    const d = f.data;
+    if (proto === 'chat' && isObj(d) && Array.isArray(d.choices) && isObj(d.choices[0])) {
+      const ch = d.choices[0];
+      const call = isObj(ch.delta) && Array.isArray(ch.delta.tool_calls) && isObj(ch.delta.tool_calls[0]) ? ch.delta.tool_calls[0] : undefined;
+      const fn = isObj(call?.function) ? call.function : undefined;
+      if (fn !== undefined && typeof fn.arguments === 'string' && fn.arguments !== '') {
+        if (cut) continue;
+        fn.arguments = fn.arguments.slice(0, Math.max(1, Math.floor(fn.arguments.length / 2)));
+        cut = true;
+      }
+      if (ch.finish_reason !== null && ch.finish_reason !== undefined) ch.finish_reason = 'length';
+    } else if (proto === 'anthropic' && isObj(d)) {
+      if (d.type === 'content_block_delta' && isObj(d.delta) && d.delta.type === 'input_json_delta' && typeof d.delta.partial_json === 'string') {
+        if (cut) continue;
+        d.delta.partial_json = d.delta.partial_json.slice(0, Math.max(1, Math.floor(d.delta.partial_json.length / 2)));
+        cut = true;
+      }
+      if (d.type === 'message_delta' && isObj(d.delta)) d.delta.stop_reason = 'max_tokens';
+    }
+    out.push(f);
+  }
+  return out;
+}
+
 function nonFiniteStream(proto: Proto, frames: Frame[]): Frame[] {
   const nan = rawToken('NaN');
   for (const f of frames) {
@@ -247,7 +281,8 @@ export async function deliver(out: Out, outcome: Outcome, spec: SimSpec, kind?: 
       return;
     }
     case 'stream': {
-      const plan = streamFault(kind, out.proto, outcome.frames);
+      const frames = spec.opts.has('cut-tool') ? cutTool(out.proto, outcome.frames) : outcome.frames;
+      const plan = streamFault(kind, out.proto, frames);
       if (!out.startSse()) return;
       const nl = spec.opts.has('crlf') ? '\r\n' : '\n';
       const ok = await writeFrames(out, plan.frames, delay, nl);

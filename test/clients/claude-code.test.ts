@@ -9,6 +9,8 @@
 // nowhere), it fails under CI (CI=true) and elsewhere skips with a banner on stderr saying why.
 import t from 'tap';
 import { simSignature } from '../../lib/sim/demo.js';
+import { withModels } from '../helpers/gateway.js';
+import { clientsConfig } from './config.js';
 import { CLAUDE_CODE_VERSION, ensureClaudeCode, netnsProblem, runScenario, tierVerdict, type RunResult, type SimCall } from './claude-code.js';
 
 type Obj = Record<string, unknown>;
@@ -126,6 +128,30 @@ if (why === null) {
     t.match(thinking?.thinking, /^Thinking about: /);
     t.equal(thinking?.signature, simSignature('claude-sonnet-5-5', String(thinking?.thinking)), 'with its signature, byte-identical (the provider verified it)');
   });
+
+  // FAILURE-MODES F5: the tool call is cut by the token limit halfway through its arguments, from a
+  // Chat deployment (finish_reason length) and from a Messages one (max_tokens after the block stopped,
+  // as a relay sends it). The gateway ends the turn with stop_reason max_tokens and leaves the cut
+  // tool_use block unclosed; Claude Code must never try to run it (no InputValidationError about JSON,
+  // no tool_result sent back) and every answer is a 200, not a retryable error.
+  for (const [model, provider, api] of [['test/cut-tool-chat', 'sim-openai', 'chat'], ['test/cut-tool-messages', 'sim-anthropic', undefined]] as const) {
+    t.test(`(e) a tool call cut by the token limit (${model})`, async (t) => {
+      const config = withModels(clientsConfig(), [
+        { id: model, family: api === 'chat' ? 'openai' : 'anthropic', deployments: [{ provider, model: api === 'chat' ? 'gpt-5;cut-tool' : 'claude-opus-5-5;cut-tool', ...(api === undefined ? {} : { api }) }], pricing: { input: 1, output: 2 }, input: ['text'], contextWindow: 200000, maxOutputTokens: 32000 },
+      ]);
+      const r = await runScenario(bin, { prompt: PROMPT, args: ['--model', model], config });
+      t.comment(`$ ${r.command}\n  → exit ${r.exit} in ${r.ms} ms\n${r.stdout.slice(-800)}\n${r.stderr.slice(-800)}`);
+      t.notOk(r.error, `runner error: ${r.error ?? ''}`);
+      const logs = requestLogs(r);
+      t.ok(logs.length >= 1, 'Claude Code asked at least once');
+      t.comment(`${logs.length} request(s), the first: ${JSON.stringify(logs.slice(0, 6).map((l) => [l.status, l.errorCode ?? null]))}`);
+      t.same(logs.filter((l) => l.status !== 200 || l.errorCode !== undefined).map((l) => l.errorMessage ?? l.status), [], 'every turn an answer, none an error (nor one mid-stream)');
+      t.match(r.stdout + r.stderr, /exceeded the \d+ output token maximum/, 'Claude Code reports the output limit');
+      t.notMatch(r.stdout + r.stderr, /InputValidationError|could not be parsed as JSON/, 'the cut call was never parsed as a call');
+      const upstream = [...messagesCalls(r), ...chatCalls(r)];
+      t.notOk(upstream.some((c) => /"tool_result"|"role":"tool"/.test(JSON.stringify(c.body.messages))), 'no tool result went back: the tool never ran');
+    });
+  }
 
   t.test('(d) --model gateway-auto', async (t) => {
     const r = await runScenario(bin, { prompt: PROMPT, args: ['--model', 'gateway-auto'] });

@@ -84,6 +84,8 @@ export interface Scenario {
   /** extra `claude` arguments, e.g. ['--model', 'openai/gpt-5'] */
   args: string[];
   prompt: string;
+  /** the gateway's config; default clientsConfig() */
+  config?: Record<string, unknown>;
 }
 
 export type { SimRequestLog as SimCall } from '../helpers/gateway.js';
@@ -97,7 +99,7 @@ export type RunResult = ClientRun;
  */
 export function runScenario(bin: string, scenario: Scenario): Promise<RunResult> {
   return runInNamespace({
-    config: clientsConfig(),
+    config: scenario.config ?? clientsConfig(),
     bin,
     args: ['-p', scenario.prompt, '--allowedTools', 'Bash', ...scenario.args],
     env: {

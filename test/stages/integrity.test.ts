@@ -109,3 +109,37 @@ t.test('an upstream error event is terminal: it passes, what follows is dropped,
   t.equal(got.error, undefined);
   t.same(got.values.map((e) => e.type), ['message-start', 'block-start', 'error']);
 });
+
+t.test('a tool call cut by the token limit (F5): its stop held, then dropped before a length message_delta', async (t) => {
+  const cut: CanonicalEvent[] = [start(), blockStart(0, TEXT), text(0, 'hi'), stop(0), blockStart(1, tool('t1')), { type: 'tool-input-delta', index: 1, json: '{"a":"b' }];
+  const length = (stop: 'length' | 'tool-calls' | 'end'): CanonicalEvent => ({ type: 'message-delta', stop: { kind: stop }, usage: { output: 9 } });
+  const types = (vs: readonly CanonicalEvent[]): string[] => vs.map((e) => e.type + (e.type === 'message-delta' ? `:${e.stop?.kind}` : ''));
+
+  const got = await run(integrity(), [...cut, stop(1), length('length'), end], ctx);
+  t.equal(got.error, undefined);
+  t.same(types(got.values), ['message-start', 'block-start', 'text-delta', 'block-stop', 'block-start', 'tool-input-delta', 'message-delta:length', 'message-stop'], 'the cut block never stops');
+
+  const vllm = await run(integrity(), [...cut, stop(1), length('tool-calls'), end], ctx);
+  t.equal(vllm.error, undefined);
+  t.same(types(vllm.values).slice(-2), ['message-delta:length', 'message-stop'], "vLLM's tool_calls on a cut turn becomes length");
+
+  const open = await run(integrity(), [...cut, length('length'), end], ctx);
+  t.equal(open.error, undefined, "Anthropic's shape: the block still open at a length message_delta");
+  t.same(types(open.values).slice(-2), ['message-delta:length', 'message-stop']);
+
+  const error: CanonicalEvent = { type: 'error', error: errors.integrity('upstream said no', undefined) };
+  const failedUp = await run(integrity(), [...cut, stop(1), error], ctx);
+  t.equal(failedUp.error, undefined, 'an upstream error after the held stop is the answer (not the held one)');
+  t.same(types(failedUp.values).slice(-1), ['error']);
+
+  for (const [what, rest] of [
+    ['a natural end', [length('end'), end]],
+    ['another block', [blockStart(2, TEXT)]],
+    ['the end of the stream', []],
+  ] as [string, CanonicalEvent[]][]) {
+    t.match(failed(await run(integrity(), [...cut, stop(1), ...rest], ctx)), { code: 'GW_ERR_INTEGRITY', message: /tool input of block 1 is not valid JSON/ }, `after the held stop: ${what}`);
+  }
+  t.match(failed(await run(integrity(), [...cut, length('end'), end], ctx)), { message: /message_delta while block 1 is open/ }, 'an open block at a natural end');
+  const bad = [start(), blockStart(0, tool('t1')), { type: 'tool-input-delta', index: 0, json: '{"a":1}}' } as CanonicalEvent, stop(0), length('length'), end];
+  t.match(failed(await run(integrity(), bad, ctx)), { message: /tool input of block 0 is not valid JSON/ }, 'JSON broken before its end is not a cut');
+});

@@ -4,6 +4,8 @@
 // stop_reason / stop_sequence / usage (and any other message_delta fields) from message-delta. The
 // client's model value replaces the upstream one, private envelope fields are removed, and an
 // optional `gateway` object is added. An upstream `error` event is thrown: nothing was written yet.
+// A block that never stopped is a tool call cut by the token limit (stages/integrity.ts): it is left
+// out, so the answer (stop_reason max_tokens) holds no tool_use a client could run.
 // A plain Message of an Anthropic upstream (every event cut from its one body) is written as the
 // upstream's text with only those changes made in it instead (through-json.ts).
 import type { CanonicalEvent, CanonicalEventType, JsonObject, JsonValue, NativeFrame } from '../../chunks.js';
@@ -30,6 +32,7 @@ interface Block {
   /** blocks that follow this one in `content` (a gateway search's result block) */
   after?: JsonObject[];
   citationsCopied: boolean;
+  stopped: boolean;
 }
 
 class Message {
@@ -80,12 +83,12 @@ const APPLY: { [T in CanonicalEventType]: Apply<T> } = {
   'block-start': (m, ev, sealer) => {
     if (ev.block.kind === 'web-search') {
       const { use, result } = webSearchBlocks(ev.block.call, sealer);
-      m.blocks[ev.index] = { wire: use, json: '', citationsCopied: false, after: [result] };
+      m.blocks[ev.index] = { wire: use, json: '', citationsCopied: false, after: [result], stopped: false };
       return;
     }
     const native = ev.native?.dialect === 'anthropic' ? ev.native.parsed.content_block : undefined;
     const wire = isObject(native) ? { ...native } : blockToWire(ev.block);
-    m.blocks[ev.index] = wire === undefined ? undefined : { wire, json: '', citationsCopied: false };
+    m.blocks[ev.index] = wire === undefined ? undefined : { wire, json: '', citationsCopied: false, stopped: false };
   },
   'text-delta': (m, ev) => {
     const b = m.block(ev.index);
@@ -126,7 +129,9 @@ const APPLY: { [T in CanonicalEventType]: Apply<T> } = {
   },
   'block-stop': (m, ev) => {
     const b = m.block(ev.index);
-    if (b && b.json !== '') b.wire.input = parseObject(b.json, `tool input of block ${ev.index}`);
+    if (!b) return;
+    b.stopped = true;
+    if (b.json !== '') b.wire.input = parseObject(b.json, `tool input of block ${ev.index}`);
   },
   'message-delta': (m, ev) => {
     const envelope = m.envelope;
@@ -174,7 +179,7 @@ export function anthropicJsonEncode(input: EncoderInput, opts: AnthropicJsonOpti
       }
       const out = clientEnvelope(m.envelope, clientModel);
       const content: JsonObject[] = [];
-      for (const b of m.blocks) if (b !== undefined) content.push(b.wire, ...(b.after ?? []));
+      for (const b of m.blocks) if (b !== undefined && b.stopped) content.push(b.wire, ...(b.after ?? []));
       out.content = content;
       const diagnostics = 'diagnostics' in out ? undefined : opts.diagnostics?.(input);
       if (diagnostics !== undefined) out.diagnostics = diagnostics;

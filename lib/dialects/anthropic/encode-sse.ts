@@ -3,10 +3,12 @@
 // re-serialised when its model must become the requested value or private envelope fields must go
 // (and `message_delta` when its usage carries private cost fields). Events translated from other
 // dialects are serialised from canonical fields, with block indexes renumbered because opaque
-// foreign blocks are dropped. Errors become `event: error` frames with the gateway request id.
+// foreign blocks are dropped, and one after the other (block-order.ts: a block that starts while
+// another is open waits for it). Errors become `event: error` frames with the gateway request id.
 import type { CanonicalEvent, CanonicalEventType, JsonObject, JsonValue } from '../../chunks.js';
 import type { GatewayError } from '../../errors.js';
 import type { Sealer } from '../../search/seal.js';
+import { BlockOrder } from './block-order.js';
 import { anthropicErrorBody } from './errors.js';
 import { sealedCitation, webSearchBlocks } from './web-search.js';
 import {
@@ -58,6 +60,8 @@ export class AnthropicSseEncoder {
   /** translated streams only: canonical block index → client index (undefined: dropped block) */
   private readonly indexes: (number | undefined)[] = [];
   private nextIndex = 0;
+  /** translated streams: made at the first translated event */
+  private order: BlockOrder | undefined;
 
   readonly clientModel: string | undefined;
   readonly gateway: JsonObject | undefined;
@@ -108,7 +112,7 @@ export class AnthropicSseEncoder {
   }
 
   private translate(ev: CanonicalEvent): string {
-    return (TRANSLATE[ev.type] as (enc: AnthropicSseEncoder, ev: CanonicalEvent) => string)(this, ev);
+    return (this.order ??= new BlockOrder((e) => (TRANSLATE[e.type] as (enc: AnthropicSseEncoder, ev: CanonicalEvent) => string)(this, e))).next(ev);
   }
 
   /** translated streams: give the next client index to canonical block `index` */

@@ -23,6 +23,8 @@ interface ToolCall {
   json: string;
   input: JsonObject | null;
   extra?: JsonObject;
+  /** its block stopped (one that never did was cut by the token limit) */
+  stopped: boolean;
 }
 
 type Block =
@@ -79,7 +81,7 @@ const APPLY: { [T in CanonicalEventType]: Apply<T> } = {
         c.blocks[ev.index] = { kind: 'redacted', data: b.data };
         return;
       case 'tool-call': {
-        const call: ToolCall = { id: b.id, name: b.name, json: '', input: b.input, extra: b.extra };
+        const call: ToolCall = { id: b.id, name: b.name, json: '', input: b.input, extra: b.extra, stopped: false };
         c.calls.push(call);
         c.blocks[ev.index] = { kind: 'tool', call };
         return;
@@ -114,6 +116,8 @@ const APPLY: { [T in CanonicalEventType]: Apply<T> } = {
       c.details.push(thinkingDetail(b.text, b.signature, c.details.length));
     } else if (b?.kind === 'redacted') {
       c.details.push(redactedDetail(b.data, c.details.length));
+    } else if (b?.kind === 'tool') {
+      b.call.stopped = true;
     }
   },
   'message-delta': (c, ev) => {
@@ -131,7 +135,9 @@ const APPLY: { [T in CanonicalEventType]: Apply<T> } = {
 };
 
 function message(c: Completion, exclude: boolean): object {
-  const calls = c.calls.map((call) => ({
+  // a call whose block never stopped was cut by the token limit (stages/integrity.ts): left out, so
+  // the answer (finish_reason length) holds no call a client could run with arguments that are not JSON
+  const calls = c.calls.filter((call) => call.stopped).map((call) => ({
     id: call.id, type: 'function', function: { name: call.name, arguments: toolArguments(call.json, call.input) },
     ...(call.extra === undefined ? {} : { extra_content: call.extra }),
   }));

@@ -5,10 +5,8 @@
 // - message-start on the first chunk that carries an id (Azure sends a preamble chunk with an empty
 //   id and `prompt_filter_results` first: skipped); usage zero until the usage chunk.
 // - Blocks open one at a time, in order: a text block on the first non-empty `content` (or
-//   `refusal`) delta, one tool-call block per `tool_calls[].index` once its id and name are known
-//   (argument fragments that arrive before the id are held for that call only). A new id at an
-//   index that already has a call is a new call: upstreams that reuse index 0 for every parallel
-//   call must not have their calls merged (FAILURE-MODES F6). Opening a block
+//   `refusal`) delta, a tool-call block per call (tool-calls.ts: accumulated by `tool_calls[].index`
+//   and id, parallel calls whose pieces interleave kept apart, FAILURE-MODES F6). Opening a block
 //   closes the one before; text after a tool call opens a new text block. Reasoning deltas
 //   (`reasoning_content`, or a string `reasoning`) open a thinking block signed with
 //   CHAT_REASONING_SIGNATURE (lib/translate/reasoning-state.ts): unsigned by the model, replayed
@@ -21,7 +19,6 @@
 // content frame (chunk-layout.ts) and the other frequent ones (frame-layouts.ts) are recognised by
 // their layout without the general parser, and frames a Chat client may receive as they came are
 // marked `through` (through.ts).
-import { randomUUID } from 'node:crypto';
 import { emptyUsage, type CanonicalEvent, type JsonObject, type NativeFrame, type StopReason, type Usage } from '../../chunks.js';
 import type { UpstreamDecoder } from '../dialect.js';
 import { CHAT_REASONING_SIGNATURE } from '../../translate/reasoning-state.js';
@@ -29,21 +26,10 @@ import { ChunkLayoutReader, type ChunkLayout } from './chunk-layout.js';
 import { recogniseChunk } from './frame-layouts.js';
 import { decodeChatCompletion } from './message.js';
 import { ThroughRule } from './through.js';
+import { ToolCalls, type ToolHost, type ToolSlot } from './tool-calls.js';
 import { chatFrame, errorFromWire, finishFromWire, indexOf, integrityError, isObject, optionalString, parseObject, stopWithCalls, toolCallBlock, usageFromWire } from './wire.js';
 
-interface ToolSlot {
-  /** canonical block index; -1 until the id and the name are known */
-  block: number;
-  id: string;
-  name: string;
-  /** argument fragments received before the block could open */
-  pending: string;
-  closed: boolean;
-  /** `extra_content` (Gemini's thought signature): the first one sent, put on the block when it opens */
-  extra?: JsonObject;
-}
-
-export class ChatStreamDecoder implements UpstreamDecoder {
+export class ChatStreamDecoder implements UpstreamDecoder, ToolHost {
   private readonly through = new ThroughRule();
   /** the content frames, recognised by their layout */
   private readonly contentLayout = new ChunkLayoutReader();
@@ -52,13 +38,11 @@ export class ChatStreamDecoder implements UpstreamDecoder {
   /** canonical index of the open block, -1 when none */
   private openIndex = -1;
   /** the tool call whose block is open, if the open block is a tool call */
-  private openTool: ToolSlot | undefined;
+  private openCall: ToolSlot | undefined;
   /** the open block is a thinking block (reasoning_content) */
   private openThinking = false;
-  /** the current call at each `tool_calls[].index` */
-  private readonly tools: ToolSlot[] = [];
-  /** every call, in the order they appeared (an index reused with a new id adds one) */
-  private readonly calls: ToolSlot[] = [];
+  /** made at the first tool call (most answers have none) */
+  private tools: ToolCalls | undefined;
   /** undefined until a finish_reason arrives */
   private stop: StopReason | undefined;
   private usage: Usage | undefined;
@@ -117,7 +101,7 @@ export class ChatStreamDecoder implements UpstreamDecoder {
     const text = layout.content;
     // most frames: more text for the open text block (no finish yet), its one event in an array of
     // that size (an empty array grows to 17 slots at its first push)
-    if (text !== '' && this.stop === undefined && this.openIndex !== -1 && this.openTool === undefined && !this.openThinking) {
+    if (text !== '' && this.stop === undefined && this.openIndex !== -1 && this.openCall === undefined && !this.openThinking) {
       const out: CanonicalEvent[] = [{ type: 'text-delta', index: this.openIndex, text, native }];
       this.through.mark(native, layout.parsed, out, true);
       return out;
@@ -192,9 +176,10 @@ export class ChatStreamDecoder implements UpstreamDecoder {
       if (refusal !== undefined && refusal !== '') this.text(refusal, native, out);
       if (hasCalls) {
         if (!Array.isArray(calls)) throw integrityError('delta.tool_calls must be an array');
+        const tools = (this.tools ??= new ToolCalls(this));
         for (const call of calls) {
           if (!isObject(call)) throw integrityError('delta.tool_calls[] must be an object');
-          this.toolCall(call, native, out);
+          tools.piece(call, native, out);
         }
       }
     } else if (delta !== undefined && delta !== null) {
@@ -203,6 +188,11 @@ export class ChatStreamDecoder implements UpstreamDecoder {
     const stop = finishFromWire(choice.finish_reason, 'chunk.choices[]');
     if (stop !== undefined && this.stop === undefined) {
       this.closeOpen(native, out);
+      if (this.tools !== undefined) {
+        // the calls still waiting for an earlier one's arguments to end (tool-calls.ts)
+        this.tools.finish(native, out);
+        this.closeOpen(native, out);
+      }
       this.stop = stop;
     }
   }
@@ -218,7 +208,7 @@ export class ChatStreamDecoder implements UpstreamDecoder {
   }
 
   private text(text: string, native: NativeFrame, out: CanonicalEvent[]): void {
-    if (this.openIndex === -1 || this.openTool !== undefined || this.openThinking) {
+    if (this.openIndex === -1 || this.openCall !== undefined || this.openThinking) {
       this.closeOpen(native, out);
       this.openIndex = this.nextBlock++;
       out.push({ type: 'block-start', index: this.openIndex, block: { kind: 'text', text: '' }, native });
@@ -226,45 +216,13 @@ export class ChatStreamDecoder implements UpstreamDecoder {
     out.push({ type: 'text-delta', index: this.openIndex, text, native });
   }
 
-  private toolCall(call: JsonObject, native: NativeFrame, out: CanonicalEvent[]): void {
-    const index = indexOf(call, 'delta.tool_calls[]');
-    const id = optionalString(call, 'id', 'delta.tool_calls[]');
-    let slot = this.tools[index];
-    if (slot === undefined || (id !== undefined && id !== '' && slot.id !== '' && slot.id !== id)) {
-      slot = { block: -1, id: '', name: '', pending: '', closed: false };
-      this.tools[index] = slot;
-      this.calls.push(slot);
-    }
-    if (id !== undefined && id !== '' && slot.id === '') slot.id = id;
-    if (isObject(call.extra_content) && slot.extra === undefined) slot.extra = call.extra_content;
-    const fn = call.function;
-    let args = '';
-    if (isObject(fn)) {
-      const name = optionalString(fn, 'name', 'delta.tool_calls[].function');
-      if (name !== undefined && name !== '' && slot.name === '') slot.name = name;
-      args = optionalString(fn, 'arguments', 'delta.tool_calls[].function') ?? '';
-    } else if (fn !== undefined && fn !== null) {
-      throw integrityError('delta.tool_calls[].function must be an object');
-    }
-    if (slot.closed) {
-      if (args !== '') throw integrityError(`tool call ${index} received arguments after a later block started`);
-      return;
-    }
-    if (slot.block !== -1) {
-      if (args !== '') out.push({ type: 'tool-input-delta', index: slot.block, json: args, native });
-      return;
-    }
-    if (slot.id === '' || slot.name === '') {
-      slot.pending += args;
-      return;
-    }
+  /** ToolHost: the block of a tool call opens (tool-calls.ts decides when). */
+  openTool(slot: ToolSlot, native: NativeFrame, out: CanonicalEvent[]): number {
     this.closeOpen(native, out);
-    slot.block = this.openIndex = this.nextBlock++;
-    this.openTool = slot;
-    out.push({ type: 'block-start', index: slot.block, block: toolCallBlock(slot.id, slot.name, slot.extra), native });
-    const json = slot.pending + args;
-    slot.pending = '';
-    if (json !== '') out.push({ type: 'tool-input-delta', index: slot.block, json, native });
+    const index = (this.openIndex = this.nextBlock++);
+    this.openCall = slot;
+    out.push({ type: 'block-start', index, block: toolCallBlock(slot.id, slot.name, slot.extra), native });
+    return index;
   }
 
   private closeOpen(native: NativeFrame, out: CanonicalEvent[]): void {
@@ -272,29 +230,17 @@ export class ChatStreamDecoder implements UpstreamDecoder {
     if (this.openThinking) out.push({ type: 'signature-delta', index: this.openIndex, signature: CHAT_REASONING_SIGNATURE, native });
     this.openThinking = false;
     out.push({ type: 'block-stop', index: this.openIndex, native });
-    if (this.openTool !== undefined) this.openTool.closed = true;
+    if (this.openCall !== undefined) {
+      this.openCall.closed = true;
+      this.tools!.live = undefined;
+    }
     this.openIndex = -1;
-    this.openTool = undefined;
+    this.openCall = undefined;
   }
 
   private finish(native: NativeFrame, out: CanonicalEvent[]): void {
     this.closeOpen(native, out);
-    // a named call that never got an id (vLLM, NIM, GLM, Kimi upstreams): it gets one of ours, so the
-    // client can run it and answer it on the next turn (FAILURE-MODES F14)
-    for (const slot of this.calls) {
-      if (slot.block !== -1 || slot.id !== '' || slot.name === '') continue;
-      slot.id = `call_${randomUUID().replaceAll('-', '').slice(0, 24)}`;
-      slot.block = this.nextBlock++;
-      out.push({ type: 'block-start', index: slot.block, block: toolCallBlock(slot.id, slot.name, slot.extra), native });
-      if (slot.pending !== '') out.push({ type: 'tool-input-delta', index: slot.block, json: slot.pending, native });
-      slot.pending = '';
-      out.push({ type: 'block-stop', index: slot.block, native });
-    }
-    for (let i = 0; i < this.calls.length; i++) {
-      const slot = this.calls[i]!;
-      if (slot.block === -1) throw integrityError(`tool call ${i} ended without ${slot.id === '' ? 'an id' : 'a name'}`);
-    }
-    out.push({ type: 'message-delta', stop: stopWithCalls(this.stop!, this.calls.length), usage: { ...this.usage! }, native });
+    out.push({ type: 'message-delta', stop: stopWithCalls(this.stop!, this.tools?.calls.length ?? 0), usage: { ...this.usage! }, native });
     this.finished = true;
   }
 }

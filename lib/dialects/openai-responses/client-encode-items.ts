@@ -26,6 +26,8 @@
 //   (client-encode-search.ts); url-citation → a `url_citation` annotation of the message's text.
 // - opaque block from a Responses upstream (hosted tool calls, custom_tool_call, shell_call, …) →
 //   that item as the provider sent it (output_item.added + done); other opaque blocks are dropped.
+// - a call whose block never stopped was cut by the token limit (stages/integrity.ts): no done event,
+//   and it is left out of the Response's `output`, so no client runs it (`cutCalls`).
 import type { CanonicalBlock, JsonObject, NativeFrame, UrlCitation } from '../../chunks.js';
 import { asArray, isObject } from '../../json/values.js';
 import { toolArguments } from '../../openai/client.js';
@@ -236,6 +238,16 @@ export class OutputItems implements ItemWriter {
         if (this.facts.includeEncrypted) item.encrypted_content = encodeAnthropicThinking({ type: 'redacted_thinking', data: b.data });
         this.done(b.out, item);
       }
+    }
+  }
+
+  /** At message-delta: the calls still open were cut by the token limit; their items leave `output`. */
+  cutCalls(): void {
+    for (let i = 0; i < this.blocks.length; i++) {
+      const b = this.blocks[i];
+      if (b?.kind !== 'call') continue;
+      this.blocks[i] = undefined;
+      delete this.output[b.out];
     }
   }
 

@@ -179,6 +179,7 @@ export class ResponseWriter {
   }
 
   finish(stop: StopReason | null, usage: Partial<Usage>): void {
+    if (stop?.kind === 'length') this.items.cutCalls();
     this.stop = stop;
     mergeUsage(this.seen, usage);
   }

@@ -206,8 +206,8 @@ t.test('malformed streams fail closed', async (t) => {
     ['no usage at [DONE]', [data([delta({ content: 'x' }, 'stop')]), '[DONE]']],
     ['[DONE] before any chunk', ['[DONE]']],
     ['no finish_reason at [DONE]', [data([delta({ content: 'x' })], { usage: USAGE }), '[DONE]']],
-    ['arguments for an earlier tool call', [
-      data([delta({ tool_calls: [{ index: 0, id: 'a', function: { name: 'f', arguments: '{' } }] })]),
+    ['arguments for a tool call whose block closed', [
+      data([delta({ tool_calls: [{ index: 0, id: 'a', function: { name: 'f', arguments: '{}' } }] })]),
       data([delta({ tool_calls: [{ index: 1, id: 'b', function: { name: 'g', arguments: '{}' } }] })]),
       data([delta({ tool_calls: [{ index: 0, function: { arguments: '}' } }] })]),
     ]],
