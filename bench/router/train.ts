@@ -16,7 +16,7 @@ import { fit, type FitItem, type FitOptions } from './fit.js';
 import { factorNames, SKILLS, skillOf } from './skill-labels.js';
 
 /** The options the shipped weights were trained with (chosen on dev.jsonl). */
-export const SHIPPED: FitOptions = { seed: 13, epochs: 4, rate: 0.05, profileRate: 0.01, l2: 1e-6, profileL2: 1e-4, mixWeight: 0.3, factors: 8, balance: 0, members: 5 };
+export const SHIPPED: FitOptions = { seed: 13, epochs: 4, rate: 0.05, profileRate: 0.01, l2: 1e-6, profileL2: 1e-4, mixWeight: 0.3, factors: 8, balance: 0, members: 5, smooth: 0, direct: [] };
 
 export interface Trained {
   file: WeightsFile;
@@ -38,7 +38,7 @@ export function loadItems(split: Exclude<Split, 'test'>, models: string[], prior
     const weight = Math.pow(BALANCE_REFERENCE / rows.length, balance);
     for (const it of rows) {
       const labels = Object.entries(it.scores).map(([name, y]) => [models.indexOf(name), y] as const);
-      items.push({ input: it.input, skill: skillOf(dataset, it.domain), labels, weight });
+      items.push({ input: it.input, skill: skillOf(dataset, it.domain), labels, weight, ...(it.domain === undefined ? {} : { group: `${dataset}/${it.domain}` }) });
     }
   }
   return items;
@@ -59,11 +59,18 @@ export function train(options: FitOptions = SHIPPED): Trained {
     mixture: SKILLS.length,
     members: options.members,
     heads: options.members * (1 + SKILLS.length + options.factors),
+    ...(options.direct.length > 0 ? { direct: options.direct } : {}),
     ...encodeWeights(result.weights),
     profiles,
-    training: { script: 'bench/router/train.ts', data: DATASETS.map((d: Dataset) => `${d}/train.jsonl`), features: FEATURES, ...options, trainLoss: Number(result.loss.toFixed(6)) },
+    training: { script: 'bench/router/train.ts', data: DATASETS.map((d: Dataset) => `${d}/train.jsonl`), features: FEATURES, ...recorded(options), trainLoss: Number(result.loss.toFixed(6)) },
   };
   return { file, models };
+}
+
+/** The options as weights.json records them: the later options only when set, so older weights still reproduce byte for byte. */
+function recorded(options: FitOptions): Partial<FitOptions> {
+  const { smooth, direct, ...rest } = options;
+  return { ...rest, ...(smooth !== 0 ? { smooth } : {}), ...(direct.length > 0 ? { direct } : {}) };
 }
 
 /** The models with their starting ability: the mean of their train means over the datasets. */
@@ -76,7 +83,12 @@ export function fitModels(models: readonly string[], priors: Map<string, number[
 
 /** The profile's offsets: the named skills, then every member's free factors, member after member. */
 export function skillNames(options: FitOptions): string[] {
-  return [...SKILLS, ...factorNames(options.members * options.factors)];
+  return [...SKILLS, ...factorNames(options.members * options.factors), ...options.direct.map(directName)];
+}
+
+/** A direct dimension's name among the profile's skills: `slope:<structural feature>`. */
+export function directName(feature: string): string {
+  return `slope:${feature}`;
 }
 
 export function weightsText(file: WeightsFile): string {
@@ -87,6 +99,7 @@ export function weightsText(file: WeightsFile): string {
 export const FIT_ARGS = {
   epochs: { type: 'string' }, rate: { type: 'string' }, 'profile-rate': { type: 'string' }, l2: { type: 'string' },
   'profile-l2': { type: 'string' }, mix: { type: 'string' }, seed: { type: 'string' }, factors: { type: 'string' }, balance: { type: 'string' }, members: { type: 'string' },
+  smooth: { type: 'string' }, direct: { type: 'string' },
 } as const;
 
 export function fitOptionsFrom(values: Partial<Record<keyof typeof FIT_ARGS, string>>): FitOptions {
@@ -98,7 +111,16 @@ export function fitOptionsFrom(values: Partial<Record<keyof typeof FIT_ARGS, str
     factors: num(values.factors, SHIPPED.factors),
     balance: num(values.balance, SHIPPED.balance),
     members: num(values.members, SHIPPED.members),
+    smooth: num(values.smooth, SHIPPED.smooth),
+    direct: values.direct === undefined ? SHIPPED.direct : directPreset(values.direct),
   };
+}
+
+/** `--direct` names structural features (comma-separated) or a preset: chars, problem (their soft bins), log. */
+function directPreset(v: string): string[] {
+  if (v === '' || v === 'none') return [];
+  const bins = (p: string): string[] => ['64', '128', '256', '512', '1k', '2k', '4k', '8k'].map((b) => `${p}-${b}`);
+  return v.split(',').flatMap((x) => (x === 'chars' ? bins('chars') : x === 'problem' ? bins('problem-chars') : x === 'log' ? ['log-chars'] : [x]));
 }
 
 async function main(): Promise<void> {
