@@ -23,7 +23,7 @@ function main(): void {
   const options = fitOptionsFrom(values);
   const models: string[] = [];
   const priors = new Map<string, number[]>();
-  const items = loadItems('train', models, priors, options.balance);
+  const items = loadItems('train', models, priors, options.balance, options.smoothLength);
   const skills = skillNames(options);
   const heads = options.members * (1 + SKILLS.length + options.factors);
   // loadItems lists the datasets' prompts in order: dataset d's are [first[d], first[d] + n)

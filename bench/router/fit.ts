@@ -42,6 +42,8 @@ export interface FitOptions {
    * subject's mean is a steadier target than one prompt's right-or-wrong
    */
   smooth: number;
+  /** 1: a prompt with no subject or task label is grouped, for `smooth`, by its dataset and log2 of its length */
+  smoothLength: number;
   /**
    * structural features read directly as profile dimensions: each model learns its own slope on
    * them (a per-model length slope), with no head in between

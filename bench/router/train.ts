@@ -16,7 +16,7 @@ import { fit, type FitItem, type FitOptions } from './fit.js';
 import { factorNames, SKILLS, skillOf } from './skill-labels.js';
 
 /** The options the shipped weights were trained with (chosen on dev.jsonl). */
-export const SHIPPED: FitOptions = { seed: 13, epochs: 4, rate: 0.05, profileRate: 0.01, l2: 1e-6, profileL2: 1e-4, mixWeight: 0.3, factors: 8, balance: 0, members: 5, smooth: 0, direct: [] };
+export const SHIPPED: FitOptions = { seed: 13, epochs: 4, rate: 0.05, profileRate: 0.01, l2: 1e-6, profileL2: 1e-4, mixWeight: 0.3, factors: 8, balance: 0, members: 5, smooth: 0, smoothLength: 0, direct: [] };
 
 export interface Trained {
   file: WeightsFile;
@@ -26,7 +26,7 @@ export interface Trained {
 /** The training items of every dataset for `split` (train or dev), over one list of model names. */
 const BALANCE_REFERENCE = 3000;
 
-export function loadItems(split: Exclude<Split, 'test'>, models: string[], priors: Map<string, number[]>, balance: number): FitItem[] {
+export function loadItems(split: Exclude<Split, 'test'>, models: string[], priors: Map<string, number[]>, balance: number, smoothLength = 0): FitItem[] {
   const items: FitItem[] = [];
   for (const dataset of DATASETS) {
     for (const m of readModels(dataset)) {
@@ -38,16 +38,24 @@ export function loadItems(split: Exclude<Split, 'test'>, models: string[], prior
     const weight = Math.pow(BALANCE_REFERENCE / rows.length, balance);
     for (const it of rows) {
       const labels = Object.entries(it.scores).map(([name, y]) => [models.indexOf(name), y] as const);
-      items.push({ input: it.input, skill: skillOf(dataset, it.domain), labels, weight, ...(it.domain === undefined ? {} : { group: `${dataset}/${it.domain}` }) });
+      items.push({ input: it.input, skill: skillOf(dataset, it.domain), labels, weight, ...groupOf(dataset, it.domain, it.input, smoothLength) });
     }
   }
   return items;
 }
 
+/** The item's group for the label smoothing: its subject or task, else (with smoothLength) its length's octave. */
+function groupOf(dataset: string, domain: string | undefined, input: FitItem['input'], smoothLength: number): { group?: string } {
+  if (domain !== undefined) return { group: `${dataset}/${domain}` };
+  if (smoothLength === 0) return {};
+  const chars = input.turns.reduce((a, t) => a + t.text.length, 0);
+  return { group: `${dataset}/length-${Math.floor(Math.log2(Math.max(1, chars)))}` };
+}
+
 export function train(options: FitOptions = SHIPPED): Trained {
   const models: string[] = [];
   const priors = new Map<string, number[]>();
-  const items = loadItems('train', models, priors, options.balance);
+  const items = loadItems('train', models, priors, options.balance, options.smoothLength);
   const result = fit(items, fitModels(models, priors), skillNames(options), SKILLS.length, options);
   const profiles: WeightsFile['profiles'] = {};
   models.forEach((name, m) => (profiles[name] = result.profiles[m]!));
@@ -69,8 +77,8 @@ export function train(options: FitOptions = SHIPPED): Trained {
 
 /** The options as weights.json records them: the later options only when set, so older weights still reproduce byte for byte. */
 function recorded(options: FitOptions): Partial<FitOptions> {
-  const { smooth, direct, ...rest } = options;
-  return { ...rest, ...(smooth !== 0 ? { smooth } : {}), ...(direct.length > 0 ? { direct } : {}) };
+  const { smooth, smoothLength, direct, ...rest } = options;
+  return { ...rest, ...(smooth !== 0 ? { smooth } : {}), ...(smoothLength !== 0 ? { smoothLength } : {}), ...(direct.length > 0 ? { direct } : {}) };
 }
 
 /** The models with their starting ability: the mean of their train means over the datasets. */
@@ -99,7 +107,7 @@ export function weightsText(file: WeightsFile): string {
 export const FIT_ARGS = {
   epochs: { type: 'string' }, rate: { type: 'string' }, 'profile-rate': { type: 'string' }, l2: { type: 'string' },
   'profile-l2': { type: 'string' }, mix: { type: 'string' }, seed: { type: 'string' }, factors: { type: 'string' }, balance: { type: 'string' }, members: { type: 'string' },
-  smooth: { type: 'string' }, direct: { type: 'string' },
+  smooth: { type: 'string' }, 'smooth-length': { type: 'string' }, direct: { type: 'string' },
 } as const;
 
 export function fitOptionsFrom(values: Partial<Record<keyof typeof FIT_ARGS, string>>): FitOptions {
@@ -112,6 +120,7 @@ export function fitOptionsFrom(values: Partial<Record<keyof typeof FIT_ARGS, str
     balance: num(values.balance, SHIPPED.balance),
     members: num(values.members, SHIPPED.members),
     smooth: num(values.smooth, SHIPPED.smooth),
+    smoothLength: num(values['smooth-length'], SHIPPED.smoothLength),
     direct: values.direct === undefined ? SHIPPED.direct : directPreset(values.direct),
   };
 }
