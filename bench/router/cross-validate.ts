@@ -8,7 +8,7 @@
 // GSM8K's dev split has 258 prompts: its figure moves by about ten points with the sample, while
 // train.jsonl's 813 give a steadier one. Reads train.jsonl only (fold = prompt index mod k).
 import { parseArgs } from 'node:util';
-import { PromptScorer, qualityOf } from '../../lib/router/weights.js';
+import { directSlots, PromptScorer, qualityOf } from '../../lib/router/weights.js';
 import { DATASETS, readSplit, strongest, readModels } from './data.js';
 import { fit, type FitItem } from './fit.js';
 import { always, pooledSaved, savedAt95, table, targetCurve, type PooledRun } from './metrics.js';
@@ -23,7 +23,7 @@ function main(): void {
   const options = fitOptionsFrom(values);
   const models: string[] = [];
   const priors = new Map<string, number[]>();
-  const items = loadItems('train', models, priors, options.balance);
+  const items = loadItems('train', models, priors, options.balance, options.smoothLength);
   const skills = skillNames(options);
   const heads = options.members * (1 + SKILLS.length + options.factors);
   // loadItems lists the datasets' prompts in order: dataset d's are [first[d], first[d] + n)
@@ -35,7 +35,7 @@ function main(): void {
     const train: FitItem[] = [];
     rows.forEach((r, d) => r.forEach((_, i) => { if (!inFold(d, i)) train.push(items[first[d]! + i]!); }));
     const result = fit(train, fitModels(models, priors), skills, SKILLS.length, options);
-    const scorer = new PromptScorer(skills, SKILLS.length, result.weights, heads, options.members);
+    const scorer = new PromptScorer(skills, SKILLS.length, result.weights, heads, options.members, directSlots(options.direct));
     rows.forEach((r, d) => {
       const dataModels = readModels(DATASETS[d]!);
       const profiles = dataModels.map((m) => result.profiles[models.indexOf(m.name)]!);

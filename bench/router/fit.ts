@@ -6,7 +6,7 @@
 import { prng } from '../../lib/replay/chunking.js';
 import { Encoder, FEATURES } from '../../lib/router/encoder.js';
 import type { QualityProfile, RouterInput } from '../../lib/router/router-api.js';
-import { sigmoid, softmaxInPlace } from '../../lib/router/weights.js';
+import { directSlots, sigmoid, softmaxInPlace } from '../../lib/router/weights.js';
 
 export interface FitItem {
   input: RouterInput;
@@ -16,6 +16,8 @@ export interface FitItem {
   labels: readonly (readonly [number, number])[];
   /** the item's weight in the loss (small datasets weigh more per item) */
   weight: number;
+  /** the item's labelled subject or task (dataset and domain), when the data gives one */
+  group?: string;
 }
 
 export interface FitOptions {
@@ -35,6 +37,18 @@ export interface FitOptions {
   balance: number;
   /** how many sets of heads the ensemble averages (1: no ensemble) */
   members: number;
+  /**
+   * how far each label is pulled toward its group's mean score for the model (0: not at all): the
+   * subject's mean is a steadier target than one prompt's right-or-wrong
+   */
+  smooth: number;
+  /** 1: a prompt with no subject or task label is grouped, for `smooth`, by its dataset and log2 of its length */
+  smoothLength: number;
+  /**
+   * structural features read directly as profile dimensions: each model learns its own slope on
+   * them (a per-model length slope), with no head in between
+   */
+  direct: string[];
 }
 
 export interface FitResult {
@@ -53,8 +67,9 @@ interface Encoded {
   value: Float64Array;
 }
 
-function encodeAll(items: readonly FitItem[]): Encoded {
+function encodeAll(items: readonly FitItem[], direct: readonly number[] = []): Encoded & { direct: Float64Array } {
   const enc = new Encoder();
+  const directValues = new Float64Array(items.length * direct.length);
   const start = new Int32Array(items.length + 1);
   const index: number[] = [];
   const value: number[] = [];
@@ -67,8 +82,9 @@ function encodeAll(items: readonly FitItem[]): Encoded {
       value.push(enc.values[f]!);
     }
     start[i + 1] = index.length;
+    direct.forEach((slot, d) => (directValues[i * direct.length + d] = enc.values[slot]!));
   });
-  return { start, index: Int32Array.from(index), value: Float64Array.from(value) };
+  return { start, index: Int32Array.from(index), value: Float64Array.from(value), direct: directValues };
 }
 
 /**
@@ -86,10 +102,14 @@ function encodeAll(items: readonly FitItem[]): Encoded {
 export function fit(items: readonly FitItem[], models: readonly { name: string; prior: number }[], skills: readonly string[], mixture: number, o: FitOptions): FitResult {
   const S = Math.max(1, o.members);
   const F = o.factors;
-  const K = skills.length; // mixture + S × F: the profile's offsets
+  const K = skills.length; // mixture + S × F + D: the profile's offsets
   const Hm = 1 + mixture + F; // one member's heads: difficulty, mixture logits, its factors
   const M = models.length;
-  const data = encodeAll(items);
+  const directSlotList = directSlots(o.direct);
+  const D = directSlotList.length;
+  const firstDirect = mixture + S * F;
+  const data = encodeAll(items, directSlotList);
+  const labelsOf = smoothedLabels(items, M, o.smooth);
   // member s's heads: columns s·Hm … s·Hm + Hm − 1 of each feature's row (the layout weights.ts reads)
   const H = S * Hm;
   const w = new Float64Array(FEATURES * H);
@@ -137,9 +157,11 @@ export function fit(items: readonly FitItem[], models: readonly { name: string; 
         gMix.fill(0);
         // the mixture's supervision: d(CE)/d(logit_k) = mix_k − [k = label]
         for (let k = 0; k < mixture; k++) gOut[1 + k] = o.mixWeight * (out[1 + k]! - (k === item.skill ? 1 : 0));
-        for (const [m, y] of item.labels) {
+        const dv = n * D;
+        for (const [m, y] of labelsOf[n]!) {
           let z = ability[m]! - out[0]!;
           for (let j = 0; j < Km; j++) z += out[1 + j]! * skill[m * K + col(s, j)]!;
+          for (let d = 0; d < D; d++) z += data.direct[dv + d]! * skill[m * K + firstDirect + d]!;
           const p = sigmoid(z);
           loss -= y * Math.log(p + 1e-12) + (1 - y) * Math.log(1 - p + 1e-12);
           count++;
@@ -152,6 +174,14 @@ export function fit(items: readonly FitItem[], models: readonly { name: string; 
           for (let j = 0; j < Km; j++) {
             const at = m * K + col(s, j);
             const gk = g * out[1 + j]! + o.profileL2 * skill[at]!;
+            gs[at] += gk * gk;
+            skill[at] -= (o.profileRate * gk) / Math.sqrt(gs[at]! + eps);
+          }
+          for (let d = 0; d < D; d++) {
+            const x = data.direct[dv + d]!;
+            if (x === 0) continue;
+            const at = m * K + firstDirect + d;
+            const gk = g * x + o.profileL2 * skill[at]!;
             gs[at] += gk * gk;
             skill[at] -= (o.profileRate * gk) / Math.sqrt(gs[at]! + eps);
           }
@@ -182,6 +212,26 @@ export function fit(items: readonly FitItem[], models: readonly { name: string; 
     return { ability: round(ability[m]!), skills: skills_ };
   });
   return { weights: Float32Array.from(w), profiles, loss };
+}
+
+/** Each item's labels, pulled by `smooth` toward its group's mean score per model (over `items`). */
+function smoothedLabels(items: readonly FitItem[], M: number, smooth: number): (readonly (readonly [number, number])[])[] {
+  if (smooth === 0) return items.map((it) => it.labels);
+  const sums = new Map<string, Float64Array>();
+  for (const it of items) {
+    if (it.group === undefined) continue;
+    let acc = sums.get(it.group);
+    if (acc === undefined) sums.set(it.group, (acc = new Float64Array(2 * M)));
+    for (const [m, y] of it.labels) {
+      acc[m] += y;
+      acc[M + m] += 1;
+    }
+  }
+  return items.map((it) => {
+    const acc = it.group === undefined ? undefined : sums.get(it.group);
+    if (acc === undefined) return it.labels;
+    return it.labels.map(([m, y]) => [m, (1 - smooth) * y + (smooth * acc[m]!) / acc[M + m]!] as const);
+  });
 }
 
 /** Profiles are written with 4 decimals: readable in weights.json, and exact on reload. */

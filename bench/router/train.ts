@@ -16,7 +16,7 @@ import { fit, type FitItem, type FitOptions } from './fit.js';
 import { factorNames, SKILLS, skillOf } from './skill-labels.js';
 
 /** The options the shipped weights were trained with (chosen on dev.jsonl). */
-export const SHIPPED: FitOptions = { seed: 13, epochs: 4, rate: 0.05, profileRate: 0.01, l2: 1e-6, profileL2: 1e-4, mixWeight: 0.3, factors: 8, balance: 0, members: 5 };
+export const SHIPPED: FitOptions = { seed: 13, epochs: 4, rate: 0.05, profileRate: 0.01, l2: 1e-6, profileL2: 1e-4, mixWeight: 0.3, factors: 8, balance: 0, members: 5, smooth: 0, smoothLength: 0, direct: [] };
 
 export interface Trained {
   file: WeightsFile;
@@ -26,7 +26,7 @@ export interface Trained {
 /** The training items of every dataset for `split` (train or dev), over one list of model names. */
 const BALANCE_REFERENCE = 3000;
 
-export function loadItems(split: Exclude<Split, 'test'>, models: string[], priors: Map<string, number[]>, balance: number): FitItem[] {
+export function loadItems(split: Exclude<Split, 'test'>, models: string[], priors: Map<string, number[]>, balance: number, smoothLength = 0): FitItem[] {
   const items: FitItem[] = [];
   for (const dataset of DATASETS) {
     for (const m of readModels(dataset)) {
@@ -38,16 +38,24 @@ export function loadItems(split: Exclude<Split, 'test'>, models: string[], prior
     const weight = Math.pow(BALANCE_REFERENCE / rows.length, balance);
     for (const it of rows) {
       const labels = Object.entries(it.scores).map(([name, y]) => [models.indexOf(name), y] as const);
-      items.push({ input: it.input, skill: skillOf(dataset, it.domain), labels, weight });
+      items.push({ input: it.input, skill: skillOf(dataset, it.domain), labels, weight, ...groupOf(dataset, it.domain, it.input, smoothLength) });
     }
   }
   return items;
 }
 
+/** The item's group for the label smoothing: its subject or task, else (with smoothLength) its length's octave. */
+function groupOf(dataset: string, domain: string | undefined, input: FitItem['input'], smoothLength: number): { group?: string } {
+  if (domain !== undefined) return { group: `${dataset}/${domain}` };
+  if (smoothLength === 0) return {};
+  const chars = input.turns.reduce((a, t) => a + t.text.length, 0);
+  return { group: `${dataset}/length-${Math.floor(Math.log2(Math.max(1, chars)))}` };
+}
+
 export function train(options: FitOptions = SHIPPED): Trained {
   const models: string[] = [];
   const priors = new Map<string, number[]>();
-  const items = loadItems('train', models, priors, options.balance);
+  const items = loadItems('train', models, priors, options.balance, options.smoothLength);
   const result = fit(items, fitModels(models, priors), skillNames(options), SKILLS.length, options);
   const profiles: WeightsFile['profiles'] = {};
   models.forEach((name, m) => (profiles[name] = result.profiles[m]!));
@@ -59,11 +67,18 @@ export function train(options: FitOptions = SHIPPED): Trained {
     mixture: SKILLS.length,
     members: options.members,
     heads: options.members * (1 + SKILLS.length + options.factors),
+    ...(options.direct.length > 0 ? { direct: options.direct } : {}),
     ...encodeWeights(result.weights),
     profiles,
-    training: { script: 'bench/router/train.ts', data: DATASETS.map((d: Dataset) => `${d}/train.jsonl`), features: FEATURES, ...options, trainLoss: Number(result.loss.toFixed(6)) },
+    training: { script: 'bench/router/train.ts', data: DATASETS.map((d: Dataset) => `${d}/train.jsonl`), features: FEATURES, ...recorded(options), trainLoss: Number(result.loss.toFixed(6)) },
   };
   return { file, models };
+}
+
+/** The options as weights.json records them: the later options only when set, so older weights still reproduce byte for byte. */
+function recorded(options: FitOptions): Partial<FitOptions> {
+  const { smooth, smoothLength, direct, ...rest } = options;
+  return { ...rest, ...(smooth !== 0 ? { smooth } : {}), ...(smoothLength !== 0 ? { smoothLength } : {}), ...(direct.length > 0 ? { direct } : {}) };
 }
 
 /** The models with their starting ability: the mean of their train means over the datasets. */
@@ -76,7 +91,12 @@ export function fitModels(models: readonly string[], priors: Map<string, number[
 
 /** The profile's offsets: the named skills, then every member's free factors, member after member. */
 export function skillNames(options: FitOptions): string[] {
-  return [...SKILLS, ...factorNames(options.members * options.factors)];
+  return [...SKILLS, ...factorNames(options.members * options.factors), ...options.direct.map(directName)];
+}
+
+/** A direct dimension's name among the profile's skills: `slope:<structural feature>`. */
+export function directName(feature: string): string {
+  return `slope:${feature}`;
 }
 
 export function weightsText(file: WeightsFile): string {
@@ -87,6 +107,7 @@ export function weightsText(file: WeightsFile): string {
 export const FIT_ARGS = {
   epochs: { type: 'string' }, rate: { type: 'string' }, 'profile-rate': { type: 'string' }, l2: { type: 'string' },
   'profile-l2': { type: 'string' }, mix: { type: 'string' }, seed: { type: 'string' }, factors: { type: 'string' }, balance: { type: 'string' }, members: { type: 'string' },
+  smooth: { type: 'string' }, 'smooth-length': { type: 'string' }, direct: { type: 'string' },
 } as const;
 
 export function fitOptionsFrom(values: Partial<Record<keyof typeof FIT_ARGS, string>>): FitOptions {
@@ -98,7 +119,17 @@ export function fitOptionsFrom(values: Partial<Record<keyof typeof FIT_ARGS, str
     factors: num(values.factors, SHIPPED.factors),
     balance: num(values.balance, SHIPPED.balance),
     members: num(values.members, SHIPPED.members),
+    smooth: num(values.smooth, SHIPPED.smooth),
+    smoothLength: num(values['smooth-length'], SHIPPED.smoothLength),
+    direct: values.direct === undefined ? SHIPPED.direct : directPreset(values.direct),
   };
+}
+
+/** `--direct` names structural features (comma-separated) or a preset: chars, problem (their soft bins), log. */
+function directPreset(v: string): string[] {
+  if (v === '' || v === 'none') return [];
+  const bins = (p: string): string[] => ['64', '128', '256', '512', '1k', '2k', '4k', '8k'].map((b) => `${p}-${b}`);
+  return v.split(',').flatMap((x) => (x === 'chars' ? bins('chars') : x === 'problem' ? bins('problem-chars') : x === 'log' ? ['log-chars'] : [x]));
 }
 
 async function main(): Promise<void> {

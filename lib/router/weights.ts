@@ -4,7 +4,7 @@
 // item-response style, so a new model needs only its profile.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { Encoder, FEATURES, HASH_BITS, STRUCTURAL } from './encoder.js';
+import { Encoder, FEATURES, HASH_BITS, HASH_SIZE, STRUCTURAL } from './encoder.js';
 import type { QualityProfile, RouterInput } from './router-api.js';
 
 export const WEIGHTS_FORMAT = 'gateway-router-irt-v2';
@@ -25,6 +25,11 @@ export interface WeightsFile {
   members: number;
   /** heads per feature, all members' (members × (1 + mixture + factors per member)) */
   heads: number;
+  /**
+   * structural features read as they are as the last profile dimensions (`skills` ends with one
+   * name per feature): each model's offset there is its own slope on that feature; absent: none
+   */
+  direct?: string[];
   /** FEATURES × heads int16 little-endian, base64; a weight is its int16 × `scale` */
   weights: string;
   scale: number;
@@ -97,6 +102,8 @@ export class PromptScorer {
     private readonly w: Float32Array | QuantizedWeights,
     private readonly heads: number,
     private readonly members = 1,
+    /** the encoder slots read directly as the last `direct.length` dimensions */
+    private readonly direct: readonly number[] = [],
   ) {
     this.out = new Float64Array(1 + skills.length);
     this.raw = new Float64Array(heads);
@@ -139,6 +146,8 @@ export class PromptScorer {
       for (let j = 0; j < named; j++) out[j] += raw[base + j]! / S;
       for (let j = 0; j < factors; j++) out[named + s * factors + j] = raw[base + named + j]! / S;
     }
+    const first = out.length - this.direct.length;
+    for (let d = 0; d < this.direct.length; d++) out[first + d] = enc.values[this.direct[d]!]!;
     return out;
   }
 
@@ -146,6 +155,15 @@ export class PromptScorer {
   quality(profile: QualityProfile): number {
     return qualityOf(this.out, this.skills, profile);
   }
+}
+
+/** The encoder slots of a weights file's direct features. */
+export function directSlots(names: readonly string[] = []): number[] {
+  return names.map((name) => {
+    const i = (STRUCTURAL as readonly string[]).indexOf(name);
+    if (i < 0) throw new Error(`weights: no structural feature ${name}`);
+    return HASH_SIZE + i;
+  });
 }
 
 export function softmaxInPlace(a: Float64Array, from: number, to: number): void {

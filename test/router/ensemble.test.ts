@@ -44,3 +44,19 @@ t.test('the shipped weights: an ensemble, within a few MB', async (t) => {
   t.ok(file.members >= 2, `members: ${file.members}`);
   t.ok(statSync(WEIGHTS_PATH).size < 4 * 1024 * 1024, `lib/router/weights.json: ${statSync(WEIGHTS_PATH).size} bytes`);
 });
+
+t.test('a direct dimension: each model’s own slope on a structural feature, read with no head in between', async (t) => {
+  // one member: difficulty, one mixture logit, no free factor; the last skill reads `log-chars` as it is
+  const skills = ['math', 'slope:log-chars'];
+  const w = new Float32Array(FEATURES * 2);
+  const bias = HASH_SIZE + STRUCTURAL.indexOf('bias');
+  w.set([1, 0], bias * 2);
+  const dir = mkdtempSync(join(tmpdir(), 'router-direct-'));
+  const path = join(dir, 'weights.json');
+  writeFileSync(path, JSON.stringify({ format: WEIGHTS_FORMAT, hashBits: Math.log2(HASH_SIZE), structural: [...STRUCTURAL], skills, mixture: 1, members: 1, heads: 2, direct: ['log-chars'], ...encodeWeights(w), profiles: {}, training: {} }));
+  const router = loadRouter(path);
+  const logChars = Math.log1p(input.turns[0]!.text.length) / 10;
+  const [flat, falling] = router.predict(input, [{ ability: 2 }, { ability: 2, skills: { 'slope:log-chars': -3 } }]);
+  t.ok(Math.abs(flat! - sigmoid(2 - 1)) < 1e-4, `no slope: sigmoid(ability − difficulty), got ${flat}`);
+  t.ok(Math.abs(falling! - sigmoid(2 - 1 - 3 * logChars)) < 1e-4, `slope −3: sigmoid(ability − difficulty − 3 × log-chars), got ${falling}`);
+});
