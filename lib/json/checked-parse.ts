@@ -15,6 +15,7 @@
 import type { JsonValue } from '../chunks.js';
 import { memberSpans } from './member-spans.js';
 import { DEFAULT_MAX_DEPTH, parseStrict } from './strict-parse.js';
+import type { RawJson } from './splice.js';
 
 /** Parse `text` exactly as `parseStrict(text)` would (same value, same errors), faster when it is valid. */
 export function parseChecked(text: string, maxDepth: number = DEFAULT_MAX_DEPTH): JsonValue {
@@ -32,25 +33,76 @@ export function parseChecked(text: string, maxDepth: number = DEFAULT_MAX_DEPTH)
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
 /**
- * A client's request body: `parseStrict(bytes, { topLevel: members })` exactly (the same value, the
- * same top-level member ranges, the same errors), faster when it is valid: the text is parsed by
- * `parseChecked` and the ranges found by one scan of it (member-spans.ts). A byte order mark and
- * invalid UTF-8 go to the strict parser, which throws the exact error.
+ * A client's request body, parsed: its value, its bytes and, when first asked for, where its
+ * top-level members lie (RawJson, for splicing a native request). The ranges cost a scan of the
+ * whole text, about 1 µs per KB: a native request that goes upstream as the client's bytes with
+ * nothing edited never asks for them. The text is kept for that scan (decoding the bytes again
+ * would cost twice the scan), as long as the bytes are: dispatch lets both go once an answer is
+ * committed (`RoutedRequest.request.raw`).
  */
-export function parseCheckedBody(bytes: Uint8Array, members: Map<string, [number, number]>): JsonValue {
-  if (bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) return parseStrict(bytes, { topLevel: members });
+export class CheckedBody implements RawJson {
+  private ranges: Map<string, [number, number]> | undefined;
+  private text: string | null;
+
+  constructor(
+    readonly value: JsonValue,
+    readonly bytes: Buffer,
+    text: string | null,
+    ranges?: Map<string, [number, number]>,
+  ) {
+    this.text = text;
+    this.ranges = ranges;
+  }
+
+  get members(): Map<string, [number, number]> {
+    if (this.ranges === undefined) {
+      this.ranges = topLevelRanges(this.text!);
+      this.text = null;
+    }
+    return this.ranges;
+  }
+}
+
+/**
+ * A client's request body: `parseStrict(bytes, { topLevel })` exactly (the same value, the same
+ * top-level member ranges, the same errors), faster when it is valid: the text is parsed by
+ * `parseChecked` and the ranges found later, by one scan of it (member-spans.ts), if asked for. A
+ * byte order mark and invalid UTF-8 go to the strict parser, which throws the exact error.
+ */
+export function checkedBody(bytes: Buffer): CheckedBody {
+  const strict = (): CheckedBody => {
+    const members = new Map<string, [number, number]>();
+    return new CheckedBody(parseStrict(bytes, { topLevel: members }), bytes, null, members);
+  };
+  if (bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) return strict();
   let text: string;
   try {
     text = UTF8.decode(bytes);
   } catch {
-    return parseStrict(bytes, { topLevel: members });
+    return strict();
   }
   const value = parseChecked(text);
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return new CheckedBody(value, bytes, null, new Map());
+  return new CheckedBody(value, bytes, text);
+}
+
+/** The ranges of a valid JSON object's top-level member values. */
+function topLevelRanges(text: string): Map<string, [number, number]> {
+  const members = new Map<string, [number, number]>();
   const spans = memberSpans(text);
-  if (spans === null) return parseStrict(text, { topLevel: members }); // never expected: the strict parser's ranges
+  if (spans === null) {
+    parseStrict(text, { topLevel: members }); // never expected: the strict parser's ranges
+    return members;
+  }
   for (const [key, span] of spans.members) members.set(key, [span[1], span[2]]);
-  return value;
+  return members;
+}
+
+/** `checkedBody`, its ranges put in `members` at once. */
+export function parseCheckedBody(bytes: Uint8Array, members: Map<string, [number, number]>): JsonValue {
+  const body = checkedBody(Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+  for (const [key, range] of body.members) members.set(key, range);
+  return body.value;
 }
 
 /** Colons that follow an unescaped `"` (and JSON whitespace): every key's, plus rare overcounts. */

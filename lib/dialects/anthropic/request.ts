@@ -6,12 +6,13 @@ import type { Deployment, JsonObject, JsonValue, RoutedRequest } from '../../chu
 import type { EncodedCall } from '../dialect.js';
 import { withoutResponsesThinking } from '../../translate/reasoning-state.js';
 import { spliceTopLevel, type RawJson } from '../../json/splice.js';
+import { copyWith } from '../../json/copy-with.js';
 
 export function anthropicNative(routed: RoutedRequest, deployment: Deployment): EncodedCall {
   const req = routed.request;
-  const body: JsonObject = { ...req.body, model: deployment.upstreamModel };
-  /** top-level members whose value differs from what the client wrote */
-  const changed = ['model'];
+  const body: JsonObject = copyWith(req.body, 'model', deployment.upstreamModel);
+  /** top-level members whose value differs from what the client wrote (often none: a catalog id is its deployment's name) */
+  const changed: string[] = req.body.model === deployment.upstreamModel ? [] : ['model'];
   // reasoning state of an OpenAI Responses model (carried as a thinking block) means nothing to Claude
   if (req.needs.signedThinking) body.messages = withoutResponsesThinking(body.messages);
   if (Array.isArray(body.messages)) body.messages = withoutEmptyTurns(body.messages);
@@ -47,6 +48,7 @@ function withoutEmptyTurns(messages: JsonValue[]): JsonValue[] {
  * a changed member is not in the bytes (the caller serialises instead).
  */
 function splicedBody(raw: RawJson, body: JsonObject, changed: readonly string[]): Buffer | null {
+  if (changed.length === 0) return raw.bytes;
   const replace: Record<string, string> = {};
   for (const key of changed) replace[key] = JSON.stringify(body[key]);
   return spliceTopLevel(raw, replace);

@@ -90,13 +90,37 @@ function upstreamMessages(messages: JsonValue | undefined): JsonValue | undefine
   return out ?? messages;
 }
 
+const DROPPED_SET: ReadonlySet<string> = new Set(DROPPED);
+
+/**
+ * The client's members that go upstream, in their order, with `model` set (added last when
+ * missing), the DROPPED ones and nulls ("not given") left out. Copied one by one: a copy with
+ * members deleted is a dictionary-mode object, slower to build and to walk (edit-members.ts).
+ */
+function keptMembers(src: JsonObject, model: string): JsonObject {
+  const body: JsonObject = {};
+  let named = false;
+  for (const key in src) {
+    if (key === 'model') {
+      body.model = model;
+      named = true;
+      continue;
+    }
+    const value = src[key]!;
+    if (value === null || DROPPED_SET.has(key)) continue;
+    // an own `__proto__` member (the strict parser keeps one as data) is data here too, never the prototype
+    if (key === '__proto__') Object.defineProperty(body, key, { value, writable: true, enumerable: true, configurable: true });
+    else body[key] = value;
+  }
+  if (!named) body.model = model;
+  return body;
+}
+
 /** The upstream body as a value. */
 function chatUpstreamBody(routed: RoutedRequest, deployment: Deployment): JsonObject {
   const req = routed.request;
   const src = req.body;
-  const body: JsonObject = copyWith(src, 'model', deployment.upstreamModel);
-  for (const key of DROPPED) delete body[key];
-  for (const key in body) if (body[key] === null) delete body[key]; // null is "not given"
+  const body = keptMembers(src, deployment.upstreamModel);
   if (routed.maxTokens !== null) body.max_completion_tokens = routed.maxTokens;
 
   // a model that does not reason rejects the parameter, even `none`
@@ -105,7 +129,9 @@ function chatUpstreamBody(routed: RoutedRequest, deployment: Deployment): JsonOb
 
   if (req.stream) {
     body.stream = true;
-    body.stream_options = isObject(src.stream_options) ? copyWith(src.stream_options, 'include_usage', true) : { include_usage: true };
+    const options = src.stream_options;
+    // the client's own object when it already asks for usage: its bytes then go upstream unedited
+    body.stream_options = !isObject(options) ? { include_usage: true } : options.include_usage === true ? options : copyWith(options, 'include_usage', true);
   } else {
     delete body.stream;
   }
