@@ -248,11 +248,13 @@ export async function* failover<O>(ctx: RequestContext, routed: RoutedRequest, c
       held = null;
       handedOn = true;
       timing.firstContentAt = Date.now();
+      let chunk: Buffer | null = null;
       for (let k = 0; k < first.length; k++) {
-        const chunk = first[k]!;
+        chunk = first[k]!;
         first[k] = EMPTY;
         yield chunk;
       }
+      chunk = null; // nor the last of them (~1 KB: a stream's start) in a saved register
     }
     try {
       for await (const chunk of res.body) {
