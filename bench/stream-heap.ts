@@ -117,7 +117,10 @@ try {
     rows.sort((a, b) => b.size - a.size);
     const total = rows.reduce((s, r) => s + r.size, 0);
     const idleHeap = [...idle.values()].reduce((s, v) => s + v.size, 0);
-    console.log(`${args.target}: idle live JS heap ${(idleHeap / 2 ** 20).toFixed(1)} MB; ${N} open streams; RSS ${(idleRss / 2 ** 20).toFixed(0)} → ${(openRss / 2 ** 20).toFixed(0)} MB; live JS heap +${(total / 2 ** 20).toFixed(1)} MB = ${(total / N / 1024).toFixed(1)} KB per stream`);
+    // not every stream has its response open 2 s in on a loaded machine (the gateway holds, checks the
+    // answer's start...): per response open at the snapshot is the figure to compare between runs
+    const responses = (open.get('object:ServerResponse')?.count ?? 0) - (idle.get('object:ServerResponse')?.count ?? 0);
+    console.log(`${args.target}: idle live JS heap ${(idleHeap / 2 ** 20).toFixed(1)} MB; ${N} open streams; RSS ${(idleRss / 2 ** 20).toFixed(0)} → ${(openRss / 2 ** 20).toFixed(0)} MB; live JS heap +${(total / 2 ** 20).toFixed(1)} MB = ${(total / N / 1024).toFixed(1)} KB per stream, ${(total / Math.max(1, responses) / 1024).toFixed(1)} KB per response open at the snapshot (${responses})`);
     console.log(mapsLine);
     console.log('bytes/stream  count/stream  constructor');
     for (const r of rows.slice(0, Number(args.top))) console.log(`${(r.size / N).toFixed(0).padStart(12)}  ${(r.count / N).toFixed(2).padStart(12)}  ${r.k}`);

@@ -69,7 +69,9 @@ function checkModelRefs(config: Config, catalog: Catalog, fail: ConfigError): vo
     if (!model) throw fail(`router.candidates[${i}]: ${noModel(c, catalog)}`);
     if (!model.text) throw fail(`router.candidates[${i}]: "${c}" serves transcriptions only, so "gateway-auto" could never pick it for a text request`);
   });
-  const skills = new Set(loadRouter().skills);
+  // the router's weights are read only when a model names a skill (see services.ts: read lazily)
+  const named = config.models.some((m) => Object.keys(m.quality?.skills ?? {}).length > 0);
+  const skills = new Set(named ? loadRouter().skills : []);
   config.models.forEach((m, i) => {
     for (const skill of Object.keys(m.quality?.skills ?? {})) {
       if (!skills.has(skill)) throw fail(`models[${i}].quality.skills.${skill}: unknown skill; the router weighs ${[...skills].map((s) => `"${s}"`).join(', ')}`);

@@ -211,7 +211,21 @@ export function servicesFor(config: Config, shared: SharedServices): Services {
   const catalog = new Catalog(config);
   const providers = new ProviderPool(config, shared.sim?.url ?? null);
   const admin = AdminCredentials.of(config, shared.env);
-  const services: Services = { store: shared.store, catalog, providers, rateLimiter: shared.rateLimiter, sticky: shared.sticky, router: loadRouter(), probes: shared.probes, admin, keysChanged: shared.keysChanged };
+  const services: Services = {
+    store: shared.store,
+    catalog,
+    providers,
+    rateLimiter: shared.rateLimiter,
+    sticky: shared.sticky,
+    // read at the first gateway-auto request (~40 ms, once per process), not at start: the weights
+    // are ~11 MB of resident memory a gateway that never routes automatically does not need
+    get router(): Router {
+      return loadRouter();
+    },
+    probes: shared.probes,
+    admin,
+    keysChanged: shared.keysChanged,
+  };
   if (config.webSearch !== undefined) services.search = createSearchRunner(searchConfig(config.webSearch, shared.simSearch));
   if (config.metrics.enabled) services.metrics = shared.metrics;
   if (shared.tracer !== null) services.tracer = shared.tracer;

@@ -64,7 +64,10 @@ export function parseBody(opts: { limit: number; budget?: BodyBudget }): StageFa
         return undefined;
       },
       flush() {
-        return [parseJsonBody(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size))];
+        const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
+        // the stage lives as long as the request (a stream's too): it keeps no chunk once parsed
+        chunks.length = 0;
+        return [parseJsonBody(body)];
       },
       close() {
         lease.release();
