@@ -37,8 +37,6 @@ export class ChatStreamDecoder implements UpstreamDecoder, ToolHost {
   private nextBlock = 0;
   /** canonical index of the open block, -1 when none */
   private openIndex = -1;
-  /** the tool call whose block is open, if the open block is a tool call */
-  private openCall: ToolSlot | undefined;
   /** the open block is a thinking block (reasoning_content) */
   private openThinking = false;
   /** made at the first tool call (most answers have none) */
@@ -101,7 +99,7 @@ export class ChatStreamDecoder implements UpstreamDecoder, ToolHost {
     const text = layout.content;
     // most frames: more text for the open text block (no finish yet), its one event in an array of
     // that size (an empty array grows to 17 slots at its first push)
-    if (text !== '' && this.stop === undefined && this.openIndex !== -1 && this.openCall === undefined && !this.openThinking) {
+    if (text !== '' && this.stop === undefined && this.openIndex !== -1 && this.tools?.live === undefined && !this.openThinking) {
       const out: CanonicalEvent[] = [{ type: 'text-delta', index: this.openIndex, text, native }];
       this.through.mark(native, layout.parsed, out, true);
       return out;
@@ -208,7 +206,7 @@ export class ChatStreamDecoder implements UpstreamDecoder, ToolHost {
   }
 
   private text(text: string, native: NativeFrame, out: CanonicalEvent[]): void {
-    if (this.openIndex === -1 || this.openCall !== undefined || this.openThinking) {
+    if (this.openIndex === -1 || this.tools?.live !== undefined || this.openThinking) {
       this.closeOpen(native, out);
       this.openIndex = this.nextBlock++;
       out.push({ type: 'block-start', index: this.openIndex, block: { kind: 'text', text: '' }, native });
@@ -220,7 +218,6 @@ export class ChatStreamDecoder implements UpstreamDecoder, ToolHost {
   openTool(slot: ToolSlot, native: NativeFrame, out: CanonicalEvent[]): number {
     this.closeOpen(native, out);
     const index = (this.openIndex = this.nextBlock++);
-    this.openCall = slot;
     out.push({ type: 'block-start', index, block: toolCallBlock(slot.id, slot.name, slot.extra), native });
     return index;
   }
@@ -230,12 +227,8 @@ export class ChatStreamDecoder implements UpstreamDecoder, ToolHost {
     if (this.openThinking) out.push({ type: 'signature-delta', index: this.openIndex, signature: CHAT_REASONING_SIGNATURE, native });
     this.openThinking = false;
     out.push({ type: 'block-stop', index: this.openIndex, native });
-    if (this.openCall !== undefined) {
-      this.openCall.closed = true;
-      this.tools!.live = undefined;
-    }
+    this.tools?.closeLive();
     this.openIndex = -1;
-    this.openCall = undefined;
   }
 
   private finish(native: NativeFrame, out: CanonicalEvent[]): void {

@@ -45,7 +45,7 @@ export class ToolCalls {
   private readonly atIndex: ToolSlot[] = [];
   /** every call, in the order they appeared */
   readonly calls: ToolSlot[] = [];
-  /** the call whose block is open, if the open block is a tool call (the host clears it when it closes) */
+  /** the call whose block is open, if the open block is a tool call */
   live: ToolSlot | undefined;
   /** the first call in `calls` whose block has not opened */
   private next = 0;
@@ -89,6 +89,13 @@ export class ToolCalls {
       else slot.pending += args;
     }
     this.promote(native, out);
+  }
+
+  /** The host closed the open block: the live call, if it was one, is whole. */
+  closeLive(): void {
+    if (this.live === undefined) return;
+    this.live.closed = true;
+    this.live = undefined;
   }
 
   /** The finish: every call still waiting opens, gets what it held and closes (the host closes the last). */
