@@ -98,13 +98,6 @@ function topLevelRanges(text: string): Map<string, [number, number]> {
   return members;
 }
 
-/** `checkedBody`, its ranges put in `members` at once. */
-export function parseCheckedBody(bytes: Uint8Array, members: Map<string, [number, number]>): JsonValue {
-  const body = checkedBody(Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
-  for (const [key, range] of body.members) members.set(key, range);
-  return body.value;
-}
-
 /** Colons that follow an unescaped `"` (and JSON whitespace): every key's, plus rare overcounts. */
 function keyTokens(text: string): number {
   let n = 0;
