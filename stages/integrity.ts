@@ -13,12 +13,12 @@
 // stop: when the next event is the message-delta of a turn cut by the limit (`length`, or
 // `tool-calls` as vLLM says of a turn cut at max_tokens, rewritten to `length`), the block-stop is
 // dropped and the block stays unclosed; anything else (the end of the stream too) fails with the
-// held error, as any tool input that is not JSON does. So does a message-delta of a `length` turn that comes while tool-call
-// blocks are still open (Anthropic's own shape). An unclosed block after message-delta is a cut
-// call: encoders never show it as a complete call (Messages leaves the tool_use block open with
-// stop_reason max_tokens, as Claude Code expects of a cut call; Chat ends with finish_reason
-// length; Responses never sends the call's done events and leaves it out of the Response; JSON
-// answers leave it out).
+// held error, as any tool input that is not JSON does. A message-delta of a `length` turn that comes
+// while tool-call blocks are still open (Anthropic's own shape) leaves them unclosed too. An
+// unclosed block after message-delta is a cut call: encoders never show it as a complete call
+// (Messages leaves the tool_use block open with stop_reason max_tokens, as Claude Code expects of a
+// cut call; Chat ends with finish_reason length; Responses never sends the call's done events and
+// leaves it out of the Response; JSON answers leave it out).
 import type { CanonicalBlock, CanonicalEvent, CanonicalEventType, JsonValue, StopReason, Usage } from '../lib/chunks.js';
 import type { RequestContext } from '../lib/context.js';
 import type { GatewayError } from '../lib/errors.js';

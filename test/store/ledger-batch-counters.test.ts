@@ -8,23 +8,13 @@ import t from 'tap';
 import type { GatewayError } from '../../lib/errors.js';
 import type { Store } from '../../lib/store/store.js';
 import type { Reservation } from '../../lib/store/types.js';
-import { config, open, record, rid, USD } from './ledger-fixture.js';
+import { allCounters, config, open, outcome, record, rid, USD } from './ledger-fixture.js';
 
 const D = USD / 10; // $0.10
 
 type Counters = { reserved: number; spent: number };
 const row = (store: Store, table: string, where: string): Counters =>
   store.db.prepare<[], Counters>(`SELECT reserved, spent FROM ${table} WHERE ${where}`).get()!;
-/** every counter of every level, as one comparable value */
-const allCounters = (store: Store): unknown =>
-  ['orgs', 'keys', 'projects', 'environments'].map((table) =>
-    store.db.prepare(`SELECT *, '${table}' AS t FROM ${table} ORDER BY 1, 2, 3`).all().map((r) => ({ ...(r as object), hash: undefined })),
-  );
-/** what a settled promise says: the reservation's amount, or the refusal's code, param and message */
-const outcome = (s: PromiseSettledResult<Reservation | boolean>): unknown =>
-  s.status === 'fulfilled'
-    ? typeof s.value === 'boolean' ? s.value : s.value.amount
-    : { code: (s.reason as GatewayError).code, param: (s.reason as GatewayError).param, message: (s.reason as Error).message };
 
 t.test('one organization balance shared by two keys (different levels) in one batch, and charged within it', async (t) => {
   const { store, key } = open();
@@ -230,75 +220,4 @@ t.test('no counter is remembered across batches: another process changes the fil
   t.same(b.store.ledger.balanceOf('poor'), { balance: 2 * cent, reserved: (cent * 12) / 10, spent: 0, spendCap: null });
   a.store.close();
   b.store.close();
-});
-
-t.test('batched = one by one: same decisions, same refusals, same counters (random mix)', async (t) => {
-  const batched = open();
-  const single = open();
-  let seed = 7;
-  const rand = (m: number): number => {
-    seed = (seed * 1103515245 + 12345) % 2 ** 31;
-    return Math.floor((seed / 2 ** 31) * m); // the high bits: the low ones of this generator cycle
-  };
-  const keyIds = ['k_key', 'k_env', 'k_proj', 'k_org', 'k_poor'];
-  const open_: { b: Reservation; s: Reservation; k: string }[] = [];
-  const tally: Record<string, number> = {};
-  for (let round = 0; round < 60; round++) {
-    if (round % 5 === 4) {
-      // raise the caps and add credits between batches, on both files
-      for (const s of [batched.store, single.store]) {
-        for (const [table, usd] of [['orgs', 2.5], ['projects', 2], ['environments', 1.5], ['keys', 1]] as const)
-          s.db.exec(`UPDATE ${table} SET spend_cap = spend_cap + ${usd * USD} WHERE spend_cap IS NOT NULL`);
-        s.ledger.addCredits('poor', USD / 100, 'top-up');
-      }
-    }
-    type Step = { kind: 'hold'; k: string; amount: number } | { kind: 'end'; i: number; cost: number; charge: boolean };
-    const steps: Step[] = [];
-    for (let n = rand(14) + 1; n > 0; n--) {
-      if (rand(2) === 0 || open_.length === 0) {
-        const k = keyIds[rand(keyIds.length)]!;
-        steps.push({ kind: 'hold', k, amount: k === 'k_poor' ? rand(USD / 200) : rand(12 * D) + 1 });
-      } else {
-        const i = rand(open_.length); // may end the same hold twice in one batch
-        const r = open_[i]!.b;
-        steps.push({ kind: 'end', i, cost: rand(10) === 0 ? r.amount + rand(D) : rand(r.amount + 1), charge: rand(4) !== 0 });
-      }
-    }
-    const results = await Promise.allSettled(
-      steps.map((st): Promise<Reservation | boolean> => {
-        if (st.kind === 'hold') return batched.store.ledger.reserveSoon({ requestId: rid(), key: batched.key(st.k), amount: st.amount });
-        const { b, k } = open_[st.i]!;
-        return batched.store.ledger.endSoon(b, record(b, batched.key(k), st.cost), st.charge);
-      }),
-    );
-    const expected = steps.map((st): PromiseSettledResult<Reservation | boolean> => {
-      try {
-        if (st.kind === 'hold') return { status: 'fulfilled', value: single.store.ledger.reserve({ requestId: rid(), key: single.key(st.k), amount: st.amount }) };
-        const { s, k } = open_[st.i]!;
-        const rec = record(s, single.key(k), st.cost);
-        return { status: 'fulfilled', value: st.charge ? single.store.ledger.settle(s, rec) : single.store.ledger.release(s, rec) };
-      } catch (reason) {
-        return { status: 'rejected', reason };
-      }
-    });
-    t.same(results.map(outcome), expected.map(outcome), `round ${round}: same outcomes`);
-    for (const r of results) {
-      const what = r.status === 'rejected' ? String((r.reason as GatewayError).param ?? 'credits') : typeof r.value === 'boolean' ? `ended ${r.value}` : 'held';
-      tally[what] = (tally[what] ?? 0) + 1;
-    }
-    const ended = new Set(steps.flatMap((st) => (st.kind === 'end' ? [st.i] : [])));
-    const kept = open_.filter((_, i) => !ended.has(i));
-    steps.forEach((st, i) => {
-      const r = results[i]!;
-      const e = expected[i]!;
-      if (st.kind === 'hold' && r.status === 'fulfilled' && e.status === 'fulfilled') kept.push({ b: r.value as Reservation, s: e.value as Reservation, k: st.k });
-    });
-    open_.splice(0, open_.length, ...kept);
-    t.same(allCounters(batched.store), allCounters(single.store), `round ${round}: same counters`);
-  }
-  t.comment(JSON.stringify(tally));
-  t.ok((tally['ended true'] ?? 0) > 100, 'many holds ended');
-  for (const refusal of ['credits', 'key', 'environment', 'project', 'organization']) t.ok(tally[refusal], `refused on ${refusal}`);
-  batched.store.close();
-  single.store.close();
 });

@@ -1,6 +1,7 @@
 // The ledger tests' shared fixture: an in-memory (or file) store seeded with organizations at every
 // cap level, their keys, and a usage record for a reservation.
 import { finalizeConfig, type Config } from '../../lib/config.js';
+import type { GatewayError } from '../../lib/errors.js';
 import { Store } from '../../lib/store/store.js';
 import { openStore } from '../../lib/store/open-store.js';
 import type { GatewayStore } from '../../lib/store/store-api.js';
@@ -111,3 +112,15 @@ export async function openAny(url?: string): Promise<AnyStore> {
 export function sharedStoreUrl(dir: string): string {
   return testStoreIsPostgres() ? connectTo(process.env[PG_URL_ENV]!).createDatabase() : `sqlite:${dir}/gateway.db`;
 }
+
+/** every counter of every level of a SQLite store, as one comparable value */
+export const allCounters = (store: Store): unknown =>
+  ['orgs', 'keys', 'projects', 'environments'].map((table) =>
+    store.db.prepare(`SELECT *, '${table}' AS t FROM ${table} ORDER BY 1, 2, 3`).all().map((r) => ({ ...(r as object), hash: undefined })),
+  );
+
+/** what a settled hold or end says: the reservation's amount, whether it ended, or the refusal's code, param and message */
+export const outcome = (s: PromiseSettledResult<Reservation | boolean>): unknown =>
+  s.status === 'fulfilled'
+    ? typeof s.value === 'boolean' ? s.value : s.value.amount
+    : { code: (s.reason as GatewayError).code, param: (s.reason as GatewayError).param, message: (s.reason as Error).message };
