@@ -74,6 +74,15 @@ t.test('native same-dialect pairs through bin/gateway', async (t) => {
     t.equal(chunks.filter((c) => c.choices[0]?.finish_reason === 'stop').length, 1, 'one finish_reason');
   });
 
+  t.test('Chat → Chat, streamed, usage already asked for: the client\'s own stream_options go as sent, nothing appended', async (t) => {
+    const raw = `{"model":"${modelId('c-plain')}","messages":[{"role":"user","content":"hi"}],"stream":true,"stream_options": { "include_usage" : true }}`;
+    const a = await send(gw, 'chat', undefined, { raw });
+    t.equal(a.status, 200, a.text.slice(0, 300));
+    const sent = up.calls('c-plain').at(-1)!.raw.toString();
+    t.equal(sent, raw.replace(`"${modelId('c-plain')}"`, '"c-plain"'), 'every byte of the client\'s body but the model value');
+    t.match(a.data.at(-2), { usage: { prompt_tokens: 9, completion_tokens: 3 } }, 'and the usage frame still comes');
+  });
+
   t.test('Chat → Chat, JSON: spliced as well; nothing appended', async (t) => {
     const raw = `{"model":"${modelId('c-plain')}",  "messages":[{"role":"user","content":"\\u00e9t\\u00e9"}]}`;
     const a = await send(gw, 'chat', undefined, { raw });
