@@ -12,8 +12,9 @@
 // whose input ends before its JSON does (the parser fails at the text's very end) is held at its
 // stop: when the next event is the message-delta of a turn cut by the limit (`length`, or
 // `tool-calls` as vLLM says of a turn cut at max_tokens, rewritten to `length`), the block-stop is
-// dropped and the block stays unclosed; anything else (the end of the stream too) fails with the
-// held error, as any tool input that is not JSON does. A message-delta of a `length` turn that comes
+// dropped and the block stays unclosed; the pieces of other tool calls may come first (parallel
+// calls whose pieces interleave, an earlier one cut and a later one whole); anything else (the end
+// of the stream too) fails with the held error, as any tool input that is not JSON does. A message-delta of a `length` turn that comes
 // while tool-call blocks are still open (Anthropic's own shape) leaves them unclosed too. An
 // unclosed block after message-delta is a cut call: encoders never show it as a complete call
 // (Messages leaves the tool_use block open with stop_reason max_tokens, as Claude Code expects of a
@@ -197,7 +198,10 @@ const CHECKS: { [T in CanonicalEventType]: Check<T> } = {
       const bad = toolInputError(block.json, ev.index);
       if (bad !== undefined) {
         if (block.kind === 'opaque' || !bad.cut) throw bad.error;
-        s.cut = bad.error; // held: the next event says whether the token limit cut it
+        // held: the message-delta says whether the token limit cut it; the block takes nothing more
+        s.cut ??= bad.error;
+        block.open = false;
+        s.openCount--;
         return false;
       }
     }
@@ -259,15 +263,24 @@ class IntegrityStage extends State implements Stage<CanonicalEvent, CanonicalEve
   }
 
   /**
-   * The event after a held block-stop: the message-delta of a turn cut by the token limit (as
-   * `length`), or an error or keep-alive; anything else makes the held error the answer's.
+   * An event after a held block-stop: the pieces of other tool calls still in flight (parallel
+   * calls whose pieces interleave, or listed after the cut one), then the message-delta of a turn
+   * cut by the token limit (as `length`); an error or keep-alive too. Anything else makes the held
+   * error the answer's.
    */
   private afterCut(ev: CanonicalEvent): CanonicalEvent {
-    if (ev.type === 'ping' || ev.type === 'error') return ev;
+    if (ev.type === 'ping' || ev.type === 'error' || this.otherCall(ev)) return ev;
     if (ev.type !== 'message-delta' || !cutByLimit(ev.stop)) throw this.cut!;
     this.cut = undefined;
     // a rewritten stop is encoded from canonical fields, not from the upstream's frame
     return ev.stop!.kind === 'length' ? ev : { type: 'message-delta', stop: { kind: 'length' }, usage: ev.usage };
+  }
+
+  /** A piece of a tool call other than the cut one (whose block no longer takes any). */
+  private otherCall(ev: CanonicalEvent): boolean {
+    if (ev.type === 'block-start') return ev.block.kind === 'tool-call';
+    if (ev.type !== 'tool-input-delta' && ev.type !== 'block-stop') return false;
+    return this.blocks[ev.index]?.kind === 'tool-call';
   }
 
   flush(): undefined {

@@ -3,12 +3,18 @@
 // answered, and `before=<it>` answers the rows written before it. On PostgreSQL a row is answered
 // only once no row can commit below it (../store/admin-usage-ops.ts), so a client that re-reads the
 // first page and pages down to the newest row it has seen misses none.
+// Forward: `after=<place>` answers the rows written after it, oldest first, and `nextAfter` where
+// the next page starts (the last row answered; where this one started when it had none), so a
+// client that keeps asking from `nextAfter` gets every row once, in order, as they are written.
+// `after` also takes `0` (from the first row) or a request id (from that request's row). A
+// newest-first answer says in `nextAfter` where the rows after its newest row start.
+import { errors } from '../errors/index.js';
 import { unitsToUsd } from '../pricing.js';
 import type { RequestRow, UsageFilter } from '../store/admin-store.js';
 import type { AdminContext } from './context.js';
 import { FILTER_PARAMS, intParam, oneParam, usageFilter } from './filters.js';
 
-export const REQUESTS_PARAMS = [...FILTER_PARAMS, 'limit', 'before'] as const;
+export const REQUESTS_PARAMS = [...FILTER_PARAMS, 'limit', 'before', 'after'] as const;
 
 /** The stored decision of a gateway-auto request as the object it was (the text, if it is not JSON). */
 export function parsedRouting(text: string | null | undefined): unknown {
@@ -58,6 +64,14 @@ export async function getRequests(ctx: AdminContext, query: URLSearchParams): Pr
   const filter = usageFilter(query);
   const limit = intParam(query, 'limit', 1, 500, 50);
   // the store checks the cursor: its form is the store's (a rowid on SQLite, txid-seq on PostgreSQL)
-  const { rows, hasMore } = await recentRequests(ctx, filter, limit, oneParam(query, 'before') ?? null);
-  return { object: 'list', data: rows.map(requestView), hasMore, nextBefore: hasMore ? rows[rows.length - 1]!.place : null };
+  const before = oneParam(query, 'before') ?? null;
+  const after = oneParam(query, 'after');
+  if (after !== undefined) {
+    if (before !== null) throw errors.adminFieldInvalid('after', 'cannot be given with `before`');
+    const found = await ctx.store.admin.requestsAfter(filter, limit + 1, after);
+    const page = found.rows.slice(0, limit);
+    return { object: 'list', data: page.map(requestView), hasMore: found.rows.length > limit, nextAfter: page.at(-1)?.place ?? found.from };
+  }
+  const { rows, hasMore } = await recentRequests(ctx, filter, limit, before);
+  return { object: 'list', data: rows.map(requestView), hasMore, nextBefore: hasMore ? rows[rows.length - 1]!.place : null, nextAfter: rows[0]?.place ?? null };
 }

@@ -3,6 +3,7 @@
 // model produced before it is written.
 import type { ErrorOpts, Frame, Out, Outcome, Proto } from './io.js';
 import { writeFrames } from './io.js';
+import { cutTool, cutToolJson } from './cut-tool.js';
 import { deliverHeadJson, headStreamPlan, isHeadFault } from './head-faults.js';
 import { duplicateKey, isObj, rawToken, toJson, type Obj } from './json.js';
 import { optInt, type FaultKind, type SimSpec } from './spec.js';
@@ -144,40 +145,6 @@ export function streamFault(kind: FaultKind | undefined, proto: Proto, input: Fr
   }
 }
 
-/**
- * The `cut-tool` option (`<model>;cut-tool`, streams only): the demo model's tool call cut by the
- * token limit halfway through its arguments (FAILURE-MODES F5). The first argument piece is halved
- * and the later ones dropped; the turn ends as each protocol ends a cut turn (Chat finish_reason
- * length; Messages stop_reason max_tokens, the block still stopped as a relay would).
- */
-function cutTool(proto: Proto, frames: Frame[]): Frame[] {
-  const out: Frame[] = [];
-  let cut = false;
-  for (const f of frames) {
-    const d = f.data;
-    if (proto === 'chat' && isObj(d) && Array.isArray(d.choices) && isObj(d.choices[0])) {
-      const ch = d.choices[0];
-      const call = isObj(ch.delta) && Array.isArray(ch.delta.tool_calls) && isObj(ch.delta.tool_calls[0]) ? ch.delta.tool_calls[0] : undefined;
-      const fn = isObj(call?.function) ? call.function : undefined;
-      if (fn !== undefined && typeof fn.arguments === 'string' && fn.arguments !== '') {
-        if (cut) continue;
-        fn.arguments = fn.arguments.slice(0, Math.max(1, Math.floor(fn.arguments.length / 2)));
-        cut = true;
-      }
-      if (ch.finish_reason !== null && ch.finish_reason !== undefined) ch.finish_reason = 'length';
-    } else if (proto === 'anthropic' && isObj(d)) {
-      if (d.type === 'content_block_delta' && isObj(d.delta) && d.delta.type === 'input_json_delta' && typeof d.delta.partial_json === 'string') {
-        if (cut) continue;
-        d.delta.partial_json = d.delta.partial_json.slice(0, Math.max(1, Math.floor(d.delta.partial_json.length / 2)));
-        cut = true;
-      }
-      if (d.type === 'message_delta' && isObj(d.delta)) d.delta.stop_reason = 'max_tokens';
-    }
-    out.push(f);
-  }
-  return out;
-}
-
 function nonFiniteStream(proto: Proto, frames: Frame[]): Frame[] {
   const nan = rawToken('NaN');
   for (const f of frames) {
@@ -268,7 +235,8 @@ export async function deliver(out: Out, outcome: Outcome, spec: SimSpec, kind?: 
       out.send(200, outcome.body, outcome.contentType);
       return;
     case 'json': {
-      const text = Buffer.from(jsonFault(kind, out.proto, outcome.body));
+      const body = spec.opts.has('cut-tool') ? cutToolJson(out.proto, outcome.body) : outcome.body;
+      const text = Buffer.from(jsonFault(kind, out.proto, body));
       if (isHeadFault(kind)) return deliverHeadJson(out, kind, text);
       if (kind !== 'reset-mid' && kind !== 'stall-mid') {
         out.send(200, text, 'application/json');

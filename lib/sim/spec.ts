@@ -3,8 +3,8 @@
 //   <behaviour>[;key=value]...
 //   behaviour = "fixture:<path>" | "fault:<kind>" | anything else (the deterministic demo model)
 //
-// A bare option without "=" means "1" (e.g. `demo;redacted`; `<model>;cut-tool` cuts a streamed tool
-// call at the token limit, faults.ts). A request header `x-sim-model` is
+// A bare option without "=" means "1" (e.g. `demo;redacted`; `<model>;cut-tool` cuts a tool
+// call at the token limit, cut-tool.ts). A request header `x-sim-model` is
 // read instead of the body's model when present (a fixture served under a real model name).
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';

@@ -7,7 +7,7 @@ import * as keys from './admin-key-ops.js';
 import * as orgs from './admin-org-ops.js';
 import type { Op, SqlKind } from './admin-sql.js';
 import type { AdminStore, AuditEntry, KeyChanges, NewKey, UsageFilter, UsageGroup } from './admin-store.js';
-import { auditLog, recentRequests, usageSums } from './admin-usage-ops.js';
+import { auditLog, recentRequests, requestsAfter, usageSums } from './admin-usage-ops.js';
 
 export interface AdminRunner {
   readonly kind: SqlKind;
@@ -46,5 +46,6 @@ export class AdminOps implements AdminStore {
   revokeKey = async (id: string, audit: AuditEntry) => this.keyWrite(keys.revokeKey(id, audit));
   usage = async (filter: UsageFilter, group: UsageGroup | null) => this.run.read(usageSums(filter, group, this.run.kind));
   requests = async (filter: UsageFilter, limit: number, before: string | null) => this.run.read(recentRequests(filter, limit, before, this.run.kind));
+  requestsAfter = async (filter: UsageFilter, limit: number, after: string) => this.run.read(requestsAfter(filter, limit, after, this.run.kind));
   audit = async (limit: number) => this.run.read(auditLog(limit));
 }

@@ -140,5 +140,7 @@ export interface AdminStore {
   usage(filter: UsageFilter, group: UsageGroup | null): Awaitable<UsageSums[]>;
   /** newest first, below the place `before` when given (400 when it is not a place this store wrote) */
   requests(filter: UsageFilter, limit: number, before: string | null): Awaitable<RequestRow[]>;
+  /** oldest first, after `after` (`0`, a place or a request id; 400 otherwise), with the place it resolved to */
+  requestsAfter(filter: UsageFilter, limit: number, after: string): Awaitable<{ rows: RequestRow[]; from: string }>;
   audit(limit: number): Awaitable<AuditRow[]>;
 }

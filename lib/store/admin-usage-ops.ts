@@ -2,7 +2,7 @@
 // form). Both read the usage table the ledger writes as it settles: the same rows whose costs the
 // ledger charged, so the sums equal the spend counters.
 import { errors } from '../errors/index.js';
-import { rows, sql, type Op, type SqlKind, type SqlValue } from './admin-sql.js';
+import { first, rows, sql, type Op, type SqlKind, type SqlValue } from './admin-sql.js';
 import type { AuditRow, RequestRow, UsageFilter, UsageGroup, UsageSums } from './admin-store.js';
 import type { TokenCounts } from './types.js';
 
@@ -164,6 +164,51 @@ export function* recentRequests(filter: UsageFilter, limit: number, before: stri
   const where = whereOf(filter, order.clauses);
   const text = `SELECT ${order.select}, ${USAGE} FROM usage${where.text} ORDER BY ${order.order} LIMIT ?`;
   return (yield* rows<UsageColumns>(sql(text, ...where.params, limit))).map(requestOf);
+}
+
+const AFTER_HINT = 'must be `0`, the `nextAfter` or `nextBefore` of an earlier answer, or the id of a request the gateway recorded';
+
+/**
+ * Where `after` starts, as a place of the store's form: `0` (before every row), a place, or a
+ * request id (the place of its row). On PostgreSQL a request whose row is not listed yet (a
+ * transaction that began before its own is still open) starts at the oldest open transaction
+ * instead (`<xmin>-0`): the rows that will commit below it are answered too, with it, rather than
+ * skipped.
+ */
+function* afterPlace(after: string, kind: SqlKind): Op<string> {
+  if (after === '0' || (kind === 'sqlite' ? /^[1-9]\d{0,15}$/ : /^\d{1,20}-(0|[1-9]\d{0,15})$/).test(after)) return after;
+  if (kind === 'sqlite') {
+    const row = yield* first<{ seq: number }>(sql('SELECT rowid AS seq FROM usage WHERE request_id = ?', after));
+    if (row === null) throw errors.adminFieldInvalid('after', AFTER_HINT);
+    return String(row.seq);
+  }
+  const text = `SELECT txid::text AS txid_text, seq, (txid < pg_snapshot_xmin(pg_current_snapshot())) AS listed,
+    pg_snapshot_xmin(pg_current_snapshot())::text AS xmin FROM usage WHERE request_id = ?`;
+  const row = yield* first<{ txid_text: string; seq: number; listed: boolean; xmin: string }>(sql(text, after));
+  if (row === null) throw errors.adminFieldInvalid('after', AFTER_HINT);
+  return row.listed ? `${row.txid_text}-${row.seq}` : `${row.xmin}-0`;
+}
+
+/**
+ * Up to `limit` rows oldest first, after `after` (see afterPlace), with the place they start from.
+ * The same rows as the newest-first read answers, in the other direction: on PostgreSQL only rows
+ * below the oldest open transaction, so a client that pages forward from the last row it got
+ * (`nextAfter`) misses none written later, whatever order their transactions commit in.
+ */
+export function* requestsAfter(filter: UsageFilter, limit: number, after: string, kind: SqlKind): Op<{ rows: RequestRow[]; from: string }> {
+  const from = yield* afterPlace(after, kind);
+  const clauses: Clause[] = [];
+  if (kind === 'sqlite') {
+    if (from !== '0') clauses.push({ text: 'rowid > ?', params: [Number(from)] });
+  } else {
+    clauses.push({ text: 'txid < pg_snapshot_xmin(pg_current_snapshot())', params: [] });
+    const place = /^(\d+)-(\d+)$/.exec(from);
+    if (place !== null) clauses.push({ text: '(txid, seq) > (CAST(? AS xid8), CAST(? AS BIGINT))', params: [place[1]!, place[2]!] });
+  }
+  const select = kind === 'sqlite' ? 'rowid AS seq' : 'seq, txid::text AS txid_text';
+  const where = whereOf(filter, clauses);
+  const text = `SELECT ${select}, ${USAGE} FROM usage${where.text} ORDER BY ${kind === 'sqlite' ? 'rowid' : 'txid, seq'} LIMIT ?`;
+  return { rows: (yield* rows<UsageColumns>(sql(text, ...where.params, limit))).map(requestOf), from };
 }
 
 export function* auditLog(limit: number): Op<AuditRow[]> {

@@ -108,6 +108,42 @@ t.test('with a PostgreSQL server', { skip }, async (t) => {
     t.equal((await adminCall(gw.url, 'GET', '/requests?before=12')).body.error.param, 'before', 'a cursor of another form is refused');
   });
 
+  t.test('paging forward (after=), a row committed after a later one is answered, once, and a request id starts no later than the oldest open transaction', async (t) => {
+    const url = server.createDatabase();
+    const gw = await startGateway({ ...baseConfig({ admin: { keys: [ADMIN_KEY] } }), store: url });
+    t.teardown(() => gw.stop());
+    /** Every row after `after`, oldest first, and where to go on from. */
+    const forward = async (after: string): Promise<{ ids: string[]; next: string }> => {
+      const page: Record<string, any> = (await adminCall(gw.url, 'GET', `/requests?limit=500&after=${after}`)).body;
+      return { ids: (page.data as { requestId: string }[]).map((r) => r.requestId), next: page.nextAfter as string };
+    };
+    const forwardFor = async (after: string, n: number): Promise<{ ids: string[]; next: string }> => {
+      let got = { ids: [] as string[], next: after };
+      for (const deadline = Date.now() + 5000; got.ids.length < n && Date.now() < deadline; await sleep(20)) got = await forward(after);
+      return got;
+    };
+
+    t.equal(await askMessages(gw.url, TEST_KEY), 200);
+    await settledRows(url, 1);
+    const start = await forwardFor('0', 1);
+    t.equal(start.ids.length, 1, 'the first request');
+
+    const slow = await slowWriter(url, 'req_slow_writer');
+    t.equal(await askMessages(gw.url, TEST_KEY), 200, 'a request served while the slow writer is open');
+    const fast = (await settledRows(url, 2)).find((id) => !start.ids.includes(id))!; // the slow row is not visible yet
+    const held = await forward(start.next);
+    t.same(held.ids, [], 'nothing answered above a transaction still open');
+    t.equal(held.next, start.next, 'the cursor given back');
+    const fromFast = await forward(fast);
+    t.same(fromFast.ids, [], 'after a request not listed yet: nothing yet');
+
+    await slow.commit();
+    const rest = await forwardFor(start.next, 2);
+    t.same(rest.ids.sort(), [fast, 'req_slow_writer'].sort(), 'both rows, once the slow writer committed');
+    t.same((await forward(rest.next)).ids, [], 'and nothing twice');
+    t.ok((await forwardFor(fromFast.next, 1)).ids.includes('req_slow_writer'), 'from the request not listed then: the row committed below it is not skipped');
+  });
+
   t.test('rows written before the commit-order migration are still listed, newest first', async (t) => {
     const url = server.createDatabase();
     const client = new pg.Client({ connectionString: url });

@@ -143,3 +143,23 @@ t.test('a tool call cut by the token limit (F5): its stop held, then dropped bef
   const bad = [start(), blockStart(0, tool('t1')), { type: 'tool-input-delta', index: 0, json: '{"a":1}}' } as CanonicalEvent, stop(0), length('length'), end];
   t.match(failed(await run(integrity(), bad, ctx)), { message: /tool input of block 0 is not valid JSON/ }, 'JSON broken before its end is not a cut');
 });
+
+t.test('an earlier call cut, a later one whole (F5 with parallel calls): the other calls go on until the length message_delta', async (t) => {
+  const input = (index: number, json: string): CanonicalEvent => ({ type: 'tool-input-delta', index, json });
+  const length: CanonicalEvent = { type: 'message-delta', stop: { kind: 'length' }, usage: { output: 9 } };
+  const types = (vs: readonly CanonicalEvent[]): string[] => vs.map((e) => e.type + ('index' in e ? `:${e.index}` : ''));
+  // interleaved pieces, stops at the end (a Chat stream's decoder), and one call after the other (a JSON answer)
+  const interleaved = [start(), blockStart(0, tool('t0')), input(0, '{"a":"b'), blockStart(1, tool('t1')), input(1, '{"a":1}'), stop(0), stop(1), length, end];
+  const sequential = [start(), blockStart(0, tool('t0')), input(0, '{"a":"b'), stop(0), blockStart(1, tool('t1')), input(1, '{"a":1}'), stop(1), length, end];
+  for (const [what, events] of [['interleaved', interleaved], ['one after the other', sequential]] as const) {
+    const got = await run(integrity(), [...events], ctx);
+    t.equal(got.error, undefined, what);
+    t.notOk(types(got.values).includes('block-stop:0'), `${what}: the cut call never stops`);
+    t.ok(types(got.values).includes('block-stop:1'), `${what}: the whole one does`);
+  }
+  const vllm = await run(integrity(), [...interleaved.slice(0, -2), { type: 'message-delta', stop: { kind: 'tool-calls' }, usage: { output: 9 } }, end], ctx);
+  t.equal(vllm.error, undefined, "vLLM's tool_calls on that turn");
+  t.match(failed(await run(integrity(), [...sequential.slice(0, -2), { ...length, stop: { kind: 'end' } }, end], ctx)), { message: /tool input of block 0 is not valid JSON/ }, 'a natural end after them: the held error');
+  t.match(failed(await run(integrity(), [...sequential.slice(0, 4), blockStart(1, TEXT)], ctx)), { message: /tool input of block 0 is not valid JSON/ }, 'a text block after the cut call: the held error');
+  t.match(failed(await run(integrity(), [...sequential.slice(0, 4), input(0, '"}')], ctx)), { message: /block 0, which is not open/ }, 'nothing more for the cut call');
+});

@@ -3,7 +3,7 @@
 // blocks open at once (a Responses upstream whose parallel function calls' argument pieces
 // interleave): a block that starts while another is open is held, with its deltas and its stop,
 // until the open one stops; then it goes out whole as far as it came (FAILURE-MODES F6). At
-// message-delta whatever is held goes out. A stream whose blocks never overlap (every upstream but
+// message-delta whatever is held goes out, unless it waits behind a tool call the token limit cut. A stream whose blocks never overlap (every upstream but
 // that one) only has the open block's index noted at its start and stop.
 import type { CanonicalEvent } from '../../chunks.js';
 
@@ -37,8 +37,15 @@ export class BlockOrder {
         held.push({ index: ev.index, events: [ev] });
         return '';
       case 'message-delta':
-      case 'message-stop':
-        return this.release(true) + this.write(ev);
+      case 'message-stop': {
+        const out = this.release();
+        // what is still held waits behind a block that never stopped: a tool call the token limit
+        // cut (stages/integrity.ts). Anthropic writes nothing after a block the limit cut, so it is
+        // left out (a whole call among it comes again with the turn, which the client asks again on
+        // max_tokens); written after the cut block, it would start while that one is open.
+        this.held = undefined;
+        return out + this.write(ev);
+      }
       case 'ping':
       case 'opaque-event':
       case 'error':
@@ -49,7 +56,7 @@ export class BlockOrder {
           const out = this.write(ev);
           if (ev.type !== 'block-stop') return out;
           this.open = -1;
-          return out + this.release(false);
+          return out + this.release();
         }
         const block = held.find((b) => b.index === ev.index);
         if (block === undefined) return this.write(ev);
@@ -59,11 +66,11 @@ export class BlockOrder {
     }
   }
 
-  /** The held blocks that may go out now (`all`: every one, at the message's end). */
-  private release(all: boolean): string {
+  /** The held blocks that may go out now: in order, while none is open. */
+  private release(): string {
     const held = this.held!;
     let out = '';
-    while (held.length > 0 && (all || this.open === -1)) {
+    while (held.length > 0 && this.open === -1) {
       const block = held.shift()!;
       for (const ev of block.events) out += this.write(ev);
       this.open = block.events.at(-1)!.type === 'block-stop' ? -1 : block.index;

@@ -5,7 +5,8 @@
 // client's model value replaces the upstream one, private envelope fields are removed, and an
 // optional `gateway` object is added. An upstream `error` event is thrown: nothing was written yet.
 // A block that never stopped is a tool call cut by the token limit (stages/integrity.ts): it is left
-// out, so the answer (stop_reason max_tokens) holds no tool_use a client could run.
+// out, so the answer (stop_reason max_tokens) holds no tool_use a client could run, and so are the
+// blocks after it (Anthropic writes nothing after a block the limit cut; the stream does the same).
 // A plain Message of an Anthropic upstream (every event cut from its one body) is written as the
 // upstream's text with only those changes made in it instead (through-json.ts).
 import type { CanonicalEvent, CanonicalEventType, JsonObject, JsonValue, NativeFrame } from '../../chunks.js';
@@ -179,7 +180,11 @@ export function anthropicJsonEncode(input: EncoderInput, opts: AnthropicJsonOpti
       }
       const out = clientEnvelope(m.envelope, clientModel);
       const content: JsonObject[] = [];
-      for (const b of m.blocks) if (b !== undefined && b.stopped) content.push(b.wire, ...(b.after ?? []));
+      for (const b of m.blocks) {
+        if (b === undefined) continue;
+        if (!b.stopped) break; // nothing after a block the limit cut, as in the stream (block-order.ts)
+        content.push(b.wire, ...(b.after ?? []));
+      }
       out.content = content;
       const diagnostics = 'diagnostics' in out ? undefined : opts.diagnostics?.(input);
       if (diagnostics !== undefined) out.diagnostics = diagnostics;

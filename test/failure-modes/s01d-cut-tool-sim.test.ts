@@ -1,0 +1,72 @@
+// FAILURE-MODES.md F5 with the simulated provider's `<model>;cut-tool` option, through bin/gateway:
+// the demo model's call cut by the token limit, streamed and whole, from a Messages, a Chat and a
+// Responses deployment, to every client dialect. A whole Anthropic Message cut there keeps the
+// tool_use as its last block with an object `input` and says max_tokens (no JSON end shows the cut):
+// no client gets a call to run, and each turn ends as the client's own API ends a cut turn.
+import t from 'tap';
+import { baseConfig, startGateway, withModels } from '../helpers/gateway.js';
+import { accumulateChat, checkChatStream, send, type Endpoint } from './clients.js';
+
+const SCHEMA = { type: 'object', properties: { command: { type: 'string' } }, required: ['command'] };
+const TOOLS: Record<Endpoint, unknown[]> = {
+  messages: [{ name: 'bash', description: 'run a command', input_schema: SCHEMA }],
+  chat: [{ type: 'function', function: { name: 'bash', description: 'run a command', parameters: SCHEMA } }],
+  responses: [{ type: 'function', name: 'bash', description: 'run a command', parameters: SCHEMA }],
+};
+function ask(ep: Endpoint, model: string, stream: boolean): Record<string, unknown> {
+  const common = { model, stream, tools: TOOLS[ep] };
+  if (ep === 'messages') return { ...common, max_tokens: 1000, messages: [{ role: 'user', content: 'run bash' }] };
+  if (ep === 'chat') return { ...common, messages: [{ role: 'user', content: 'run bash' }] };
+  return { ...common, input: 'run bash' };
+}
+
+const model = (id: string, family: string, provider: string, upstream: string, api?: string): Record<string, unknown> => ({
+  id, family, deployments: [{ provider, model: `${upstream};cut-tool`, ...(api === undefined ? {} : { api }) }],
+  pricing: { input: 1, output: 2 }, input: ['text'], contextWindow: 200000, maxOutputTokens: 32000,
+});
+const DEPLOYMENTS = [
+  { id: 'test/cut-messages', upstream: model('test/cut-messages', 'anthropic', 'sim-anthropic', 'claude-opus-5') },
+  { id: 'test/cut-chat', upstream: model('test/cut-chat', 'openai', 'sim-openai', 'gpt-5', 'chat') },
+  { id: 'test/cut-responses', upstream: model('test/cut-responses', 'openai', 'sim-openai', 'gpt-5', 'responses') },
+];
+
+t.test('the sim cut-tool option through every client dialect', async (t) => {
+  const gw = await startGateway(withModels(baseConfig(), DEPLOYMENTS.map((d) => d.upstream)));
+  t.teardown(() => gw.stop());
+
+  for (const { id } of DEPLOYMENTS) {
+    t.test(`${id} → Messages JSON: max_tokens, no tool_use`, async (t) => {
+      const a = await send(gw, 'messages', ask('messages', id, false));
+      t.equal(a.status, 200, a.text.slice(0, 300));
+      t.equal(a.json.stop_reason, 'max_tokens');
+      t.same(a.json.content.filter((b: any) => b.type === 'tool_use'), []);
+    });
+    t.test(`${id} → Chat JSON: length, no tool call`, async (t) => {
+      const a = await send(gw, 'chat', ask('chat', id, false));
+      t.equal(a.status, 200, a.text.slice(0, 300));
+      t.equal(a.json.choices[0].finish_reason, 'length');
+      t.same(a.json.choices[0].message.tool_calls ?? [], []);
+    });
+    t.test(`${id} → Responses JSON: incomplete, no function_call`, async (t) => {
+      const a = await send(gw, 'responses', ask('responses', id, false));
+      t.equal(a.status, 200, a.text.slice(0, 300));
+      t.equal(a.json.status, 'incomplete');
+      t.same(a.json.incomplete_details, { reason: 'max_output_tokens' });
+      t.same(a.json.output.filter((o: any) => o.type === 'function_call'), []);
+    });
+    if (id === 'test/cut-responses') continue; // the option cuts Chat and Messages streams only
+    t.test(`${id} → Messages stream: max_tokens, the tool_use block never stopped`, async (t) => {
+      const a = await send(gw, 'messages', ask('messages', id, true));
+      t.equal(a.status, 200, a.text.slice(0, 300));
+      const use = a.data.find((d) => d?.type === 'content_block_start' && d.content_block.type === 'tool_use');
+      t.ok(use, 'the call was announced');
+      t.notOk(a.data.some((d) => d?.type === 'content_block_stop' && d.index === use?.index), 'no content_block_stop for it');
+      t.equal(a.data.find((d) => d?.type === 'message_delta')?.delta.stop_reason, 'max_tokens');
+    });
+    t.test(`${id} → Chat stream: length`, async (t) => {
+      const a = await send(gw, 'chat', ask('chat', id, true));
+      checkChatStream(t, a);
+      t.equal(accumulateChat(a).finish_reason, 'length');
+    });
+  }
+});
