@@ -1,5 +1,20 @@
 // Schema migrations, applied in order at open; PRAGMA user_version records how many ran.
 // Money columns are integers of UNITS_PER_USD (nano-dollars).
+
+/**
+ * The page size of a database file this gateway creates (set before anything is written; a file that
+ * exists keeps its own). Each commit of the ledger writes every page it changed to the WAL whole,
+ * checksummed, and a batch of holds and settles changes 9-10 pages (a reservations page, the orgs
+ * and keys counters, the usage table, its request-id key and its three indexes), so 2 KB pages
+ * halve the bytes copied and checksummed per commit: 34 -> 29 µs of CPU per commit (batches of 3
+ * holds + 3 settles, WAL overwritten in place as the checkpointer leaves it). Not smaller: at 1 KB a
+ * reservations row (a WITHOUT ROWID b-tree: at most 230 bytes stay on the page) with long names
+ * would spill into an overflow page, one more page per hold, and commits were no cheaper.
+ * An existing 4 KB file is not converted: that takes a VACUUM, which rewrites the whole file
+ * while every other process on it waits, and leaves WAL mode meanwhile.
+ */
+export const NEW_FILE_PAGE_SIZE = 2048;
+
 export const MIGRATIONS: readonly string[] = [
   `
   CREATE TABLE orgs (
