@@ -28,10 +28,25 @@ interface Clause {
   params: SqlValue[];
 }
 
-function whereOf(filter: UsageFilter, extra: readonly Clause[] = []): { text: string; params: SqlValue[] } {
+/**
+ * SQLite's one usage index is usage_org_time (org, time, key; migration 6). A read by organization
+ * uses it as it is; a read by key or by time alone names the organizations to search, from key_orgs
+ * (every (key, organization) pair of the usage rows, kept by a trigger): the key's, or every one.
+ * The clause only narrows the search (every row's pair is in key_orgs): the rows answered are the same.
+ */
+function organizationsOf(filter: UsageFilter, kind: SqlKind): Clause | null {
+  if (kind !== 'sqlite' || filter.org !== undefined) return null;
+  if (filter.key !== undefined) return { text: 'org IN (SELECT org FROM key_orgs WHERE key_id = ?)', params: [filter.key] };
+  if (filter.from !== undefined || filter.to !== undefined) return { text: 'org IN (SELECT org FROM key_orgs)', params: [] };
+  return null;
+}
+
+function whereOf(filter: UsageFilter, kind: SqlKind, extra: readonly Clause[] = []): { text: string; params: SqlValue[] } {
   const where: string[] = [];
   const params: SqlValue[] = [];
   const add = (clause: string, ...values: SqlValue[]): void => void (where.push(clause), params.push(...values));
+  const organizations = organizationsOf(filter, kind);
+  if (organizations !== null) add(organizations.text, ...organizations.params);
   if (filter.from !== undefined) add('created_at >= ?', filter.from);
   if (filter.to !== undefined) add('created_at < ?', filter.to);
   if (filter.org !== undefined) add('org = ?', filter.org);
@@ -71,7 +86,7 @@ const sumsOf = (r: SumColumns): UsageSums => ({
 
 /** Sums per group (ordered by group), or one row of totals when `group` is null. */
 export function* usageSums(filter: UsageFilter, group: UsageGroup | null, kind: SqlKind): Op<UsageSums[]> {
-  const where = whereOf(filter);
+  const where = whereOf(filter, kind);
   if (group === null) return (yield* rows<SumColumns>(sql(`SELECT NULL AS grp, ${SUMS} FROM usage${where.text}`, ...where.params))).map(sumsOf);
   const expr = groupExpression(group, kind);
   const text = `SELECT ${expr} AS grp, ${SUMS} FROM usage${where.text} GROUP BY ${expr} ORDER BY ${expr}`;
@@ -161,7 +176,7 @@ function orderOf(kind: SqlKind, before: string | null): { select: string; order:
 /** Up to `limit` rows newest first, below the cursor `before` (a row's `place`) when given. */
 export function* recentRequests(filter: UsageFilter, limit: number, before: string | null, kind: SqlKind): Op<RequestRow[]> {
   const order = orderOf(kind, before);
-  const where = whereOf(filter, order.clauses);
+  const where = whereOf(filter, kind, order.clauses);
   const text = `SELECT ${order.select}, ${USAGE} FROM usage${where.text} ORDER BY ${order.order} LIMIT ?`;
   return (yield* rows<UsageColumns>(sql(text, ...where.params, limit))).map(requestOf);
 }

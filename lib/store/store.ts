@@ -10,7 +10,7 @@ import { dirname } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import type { Config } from '../config.js';
-import { MIGRATIONS } from './migrations.js';
+import { MIGRATIONS, NEW_FILE_PAGE_SIZE } from './migrations.js';
 import { storeFile } from './store-url.js';
 import { reconcileKeys, type KeyRow } from './seed-keys.js';
 import type { KeyRecord } from './types.js';
@@ -67,6 +67,8 @@ export class Store implements GatewayStore {
       // first: processes opening one file together (--workers, a rolling restart) wait for each
       // other's locks, the WAL switch's included, instead of failing with SQLITE_BUSY at once
       this.db.pragma('busy_timeout = 5000');
+      // before the WAL switch writes the header; a file that exists keeps its page size
+      this.db.pragma(`page_size = ${NEW_FILE_PAGE_SIZE}`);
       if (!memory) this.db.pragma('journal_mode = WAL');
       this.db.pragma('synchronous = NORMAL');
       this.db.pragma('foreign_keys = ON');
