@@ -221,7 +221,7 @@ export function* requestsAfter(filter: UsageFilter, limit: number, after: string
     if (place !== null) clauses.push({ text: '(txid, seq) > (CAST(? AS xid8), CAST(? AS BIGINT))', params: [place[1]!, place[2]!] });
   }
   const select = kind === 'sqlite' ? 'rowid AS seq' : 'seq, txid::text AS txid_text';
-  const where = whereOf(filter, clauses);
+  const where = whereOf(filter, kind, clauses);
   const text = `SELECT ${select}, ${USAGE} FROM usage${where.text} ORDER BY ${kind === 'sqlite' ? 'rowid' : 'txid, seq'} LIMIT ?`;
   return { rows: (yield* rows<UsageColumns>(sql(text, ...where.params, limit))).map(requestOf), from };
 }
