@@ -51,7 +51,8 @@ async function slowUpstream(): Promise<{ server: Server; url: string; release():
 t.test('an open stream: the chain keeps neither the parsed request nor the client’s bytes once the answer went on', async (t) => {
   const upstream = await slowUpstream();
   t.teardown(() => upstream.server.close());
-  const config = testConfig({ providers: [{ id: 'up', protocol: 'anthropic', baseUrl: upstream.url, apiKey: 'sk-up' }], models: [{ id: 'anthropic/claude-opus-5', deployments: [{ provider: 'up', model: 'claude-opus-5' }], pricing: { input: 5, output: 25 }, maxOutputTokens: 64000 }] });
+  // a model the deployment serves under the same name: the client's bytes go upstream as they came
+  const config = testConfig({ providers: [{ id: 'up', protocol: 'anthropic', baseUrl: upstream.url, apiKey: 'sk-up' }], models: [{ id: 'claude-opus-5', deployments: [{ provider: 'up', model: 'claude-opus-5' }], pricing: { input: 5, output: 25 }, maxOutputTokens: 64000 }] });
   const services = makeServices(config);
   (services as { providers: unknown }).providers = new ProviderPool(config, null);
   t.teardown(() => services.providers.agent.close());
@@ -67,7 +68,7 @@ t.test('an open stream: the chain keeps neither the parsed request nor the clien
     step(req, c) {
       refs.request = new WeakRef(req as CanonicalRequest);
       refs.body = new WeakRef((req as CanonicalRequest).body);
-      // the client's bytes, as the native encoder sends them upstream (the model value needs no renaming)
+      // the client's bytes, which go upstream as they are (the model value needs no renaming)
       const raw = (req as CanonicalRequest).raw;
       if (raw !== undefined) refs.bytes = new WeakRef(raw.bytes);
       return route.step(req, c);
@@ -76,7 +77,7 @@ t.test('an open stream: the chain keeps neither the parsed request nor the clien
   const notes: string[] = [];
   // a Claude-Code-sized request (200 KB), sent in one piece as a socket may hand it over
   const source = async function* (): AsyncGenerator<Buffer> {
-    yield Buffer.from(JSON.stringify({ model: 'anthropic/claude-opus-5', max_tokens: 100, stream: true, messages: [{ role: 'user', content: 'x'.repeat(200_000) }] }));
+    yield Buffer.from(JSON.stringify({ model: 'claude-opus-5', max_tokens: 100, stream: true, messages: [{ role: 'user', content: 'x'.repeat(200_000) }] }));
   };
   const chain = runFused<string>(stages, ctx, (n: ChainNote) => notes.push(n.note), source());
   // reads until the first content reached the client; the helper's frame (and what it read) is gone once it returns
