@@ -55,10 +55,7 @@ export interface FailoverCall<O> {
   check?(upstream: Upstream): AnswerCheck | undefined;
   /** this deployment's answer is the client's: no other deployment will be tried */
   committed?(): void;
-  /**
-   * the answer's first content went on: nothing can move it to another deployment now, so the call
-   * lets go of the request (the loop lives as long as the stream it hands on)
-   */
+  /** the answer's first content went on (no other deployment will be tried): let go of the request */
   handedOn?(): void;
   /** every deployment failed, or none could be tried */
   exhausted(failures: readonly Failure[]): GatewayError;
@@ -123,18 +120,13 @@ function upstreamOf(deployment: Deployment, stream: boolean, requestId: string |
   return { id: deployment.providerId, protocol: deployment.protocol, api: deployment.api, upstreamModel: deployment.upstreamModel, stream, requestId, timing };
 }
 
-/** The request while another deployment may still be tried; emptied once an answer's content went on. */
-interface Pending {
-  routed: RoutedRequest | null;
-}
-
 export function failover<O>(ctx: RequestContext, routed: RoutedRequest, call: FailoverCall<O>): AsyncGenerator<O | Buffer | UpstreamNote | HeadersNote> {
-  // the loop's generator lives as long as the stream it hands on, and a parameter of it would stay
-  // in its saved registers until the stream ends: it gets the request in a holder it empties
+  // the generator lives as long as the stream it hands on, and keeps its parameters in its saved
+  // registers until then: it gets the request in a holder it empties once the answer went on
   return attempts(ctx, routed.modelId, routed.deployments, { routed }, call);
 }
 
-async function* attempts<O>(ctx: RequestContext, modelId: string, deployments: readonly Deployment[], pending: Pending, call: FailoverCall<O>): AsyncGenerator<O | Buffer | UpstreamNote | HeadersNote> {
+async function* attempts<O>(ctx: RequestContext, modelId: string, deployments: readonly Deployment[], pending: { routed: RoutedRequest | null }, call: FailoverCall<O>): AsyncGenerator<O | Buffer | UpstreamNote | HeadersNote> {
   const pool = ctx.services.providers;
   const recorder = ctx.services.recorder;
   /** an answer read whole counts a silent body as a timeout */
@@ -146,7 +138,7 @@ async function* attempts<O>(ctx: RequestContext, modelId: string, deployments: r
     failures.push(failure);
     metrics?.failedOver(ctx.services.catalog, modelId, failure.deployment.providerId);
   };
-  /** the answer's first content went on: the request is let go of */
+  /** the answer's first content went on: no other deployment will be tried */
   const handOn = (): void => {
     pending.routed = null;
     call.handedOn?.();
