@@ -7,11 +7,16 @@
 import type { CanonicalRequest, JsonObject, RoutedRequest } from './chunks.js';
 import { dialectFor } from './dialects/index.js';
 
-/** The routed request with its body reduced to the members the client dialect's encoders read, without the client's bytes. */
+/**
+ * The routed request with its body reduced to the members the client dialect's encoders read,
+ * without the client's bytes (`raw`). The request's fields are copied by name, not with an object
+ * rest (`{ raw, ...fields }`), which cost about 10 times as much per request.
+ */
 export function answerView(routed: RoutedRequest): RoutedRequest {
-  const { body: whole, raw: _bytes, ...fields } = routed.request;
+  const req = routed.request;
+  const whole = req.body;
   const body: JsonObject = {};
-  const members = dialectFor(fields.source).answerMembers;
+  const members = dialectFor(req.source).answerMembers;
   if (members !== undefined) {
     for (let k = 0; k < members.length; k++) {
       const name = members[k]!;
@@ -19,6 +24,12 @@ export function answerView(routed: RoutedRequest): RoutedRequest {
       if (value !== undefined) body[name] = value;
     }
   }
-  const request: CanonicalRequest = { ...fields, body };
+  const request: CanonicalRequest = {
+    source: req.source, body, model: req.model, stream: req.stream, maxTokens: req.maxTokens, needs: req.needs,
+    inputTokenBound: req.inputTokenBound, hostedToolUses: req.hostedToolUses, labels: req.labels, forward: req.forward,
+  };
+  // the optional fields but `raw`, only where set (as the validators leave them)
+  if (req.thinkingBudget !== undefined) request.thinkingBudget = req.thinkingBudget;
+  if (req.findings !== undefined) request.findings = req.findings;
   return { ...routed, request };
 }
