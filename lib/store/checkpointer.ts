@@ -5,17 +5,20 @@
 // WAL back into the database file and fsyncs it, on the event loop: measured on this kind of
 // machine, commits of 8 usage rows take 69 µs at the median but 3 ms at p99 and up to 30 ms, and
 // every request in flight waits that long. So the main connection turns the automatic checkpoint
-// off, and every `everyMs` this runs a PASSIVE checkpoint (it never takes the write lock: commits go
-// on) in three steps, of which only the copy runs on the event loop:
+// off, and every `everyMs` (100 ms when serving) this runs a PASSIVE checkpoint (it never takes the
+// write lock: commits go on) in three steps, of which only the copy runs on the event loop:
 //   1. a read transaction on a guard connection pins the WAL: no writer may start it over (restart
 //      it) while the guard reads, so every frame stays there to replay until step 3 ends; then the
-//      WAL file is fsynced in libuv's thread pool (its frames up to the guard's snapshot are durable);
+//      WAL file is fsynced in libuv's thread pool (fsync, as this build of SQLite syncs): its
+//      frames up to the guard's snapshot are durable;
 //   2. a connection with `synchronous = OFF` copies those frames into the database file, without
 //      syncing (about 1 µs a page; the syncs took 16–130 ms on this VM under load);
-//   3. the database file is fsynced in the thread pool, then the guard's read ends: the WAL may
+//   3. the database file is synced in the thread pool, then the guard's read ends: the WAL may
 //      start over, its pages being on disk.
 // That is what SQLite's own checkpoint does (sync the WAL, copy, sync the database, then allow a
-// restart), with the two syncs off the event loop. It replaces a worker thread that ran the same
+// restart), with the two syncs off the event loop. A restart needs a moment when every frame was
+// copied and synced: every 100 ms, the WAL stays about as small as it did with checkpoints every
+// 250 ms in a worker (3-4 MB at 600 requests a second). It replaces a worker thread that ran the same
 // checkpoint on its own connection: a Node worker is a whole V8 isolate and environment, ~9 MB
 // resident. After a complete checkpoint the next commit starts the WAL over from the beginning;
 // journal_size_limit keeps the file from staying large.
@@ -26,7 +29,7 @@ export class WalCheckpointer {
   private readonly copier: Database.Database;
   private readonly guard: Database.Database;
   private readonly pin: Database.Statement;
-  /** the database file and its WAL, opened for fsync only (fsync flushes the file, whoever wrote it) */
+  /** the database file and its WAL, opened to be synced only (a sync flushes the file, whoever wrote it) */
   private readonly fds: readonly [db: number, wal: number];
   private readonly timer: NodeJS.Timeout;
   /** a checkpoint between its steps (at most one at a time) */

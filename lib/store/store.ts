@@ -199,7 +199,7 @@ export class Store implements GatewayStore {
    * process on the same file (its SIGHUP, the CLI) is refused here too well within a second.
    */
   startServing(log: StoreLog): void {
-    this.startCheckpointer(250, (err) => log.warn({ err: err.message }, 'WAL checkpointer: falling back to SQLite automatic checkpoints'));
+    this.startCheckpointer(100, (err) => log.warn({ err: err.message }, 'WAL checkpointer: falling back to SQLite automatic checkpoints'));
     if (this.keyWatch !== null) return;
     const epoch = this.db.prepare<[], { n: number }>('SELECT n FROM key_epoch');
     let seen = epoch.get()!.n;
