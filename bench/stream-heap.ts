@@ -1,12 +1,14 @@
 // A diagnostic: what the gateway's JS heap holds per open stream. Starts the bench upstream and a
 // gateway (with --heapsnapshot-signal), takes a heap snapshot idle and one with N slow streams open,
 // and prints the difference by constructor (count and bytes per stream).
-//   node dist/bench/stream-heap.js [--streams 500] [--top 40] [--target gateway|bare] [--maps-only] [--node-args='--flag …']
+//   node dist/bench/stream-heap.js [--streams 500] [--top 40] [--target gateway|bare] [--maps-only] [--body-kb N] [--dist DIR] [--node-args='--flag …']
 // --maps-only skips the snapshots (a snapshot leaves megabytes of malloc behind, so the resident
 // figures of a run with snapshots overstate the open state) and prints only resident memory.
+// --body-kb N pads the request's user message to about N KB (a Claude Code request is 100-200 KB);
+// --dist DIR runs the gateway of another build (a copy of its dist/, as ab.js takes).
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
@@ -17,7 +19,7 @@ import { freePort, peakRss, pinSelf, resetPeak, rss, startProc, type Proc } from
 
 const here = (rel: string): string => join(dirname(fileURLToPath(import.meta.url)), rel);
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-const { values: args } = parseArgs({ options: { streams: { type: 'string', default: '500' }, top: { type: 'string', default: '40' }, target: { type: 'string', default: 'gateway' }, 'maps-only': { type: 'boolean', default: false }, 'node-args': { type: 'string', default: '' } } });
+const { values: args } = parseArgs({ options: { streams: { type: 'string', default: '500' }, top: { type: 'string', default: '40' }, target: { type: 'string', default: 'gateway' }, 'maps-only': { type: 'boolean', default: false }, 'node-args': { type: 'string', default: '' }, 'body-kb': { type: 'string', default: '0' }, dist: { type: 'string', default: here('..') } } });
 const N = Number(args.streams);
 
 interface Snapshot {
@@ -79,10 +81,16 @@ try {
       const configFile = join(dir, 'gw.config.json');
       writeFileSync(configFile, JSON.stringify(benchConfig({ upstreamUrl: upstream.url, storeFile: join(dir, 'gw.db'), logLevel: 'warn' })));
       const port = await freePort();
-      target = await startProc({ name: 'gateway', script: here('../bin/gateway.js'), args: ['--config', configFile, '--host', '127.0.0.1', '--port', String(port)], nodeArgs, cpu: 0, logFile: join(dir, 'gw.log'), cwd: dir, port });
+      target = await startProc({ name: 'gateway', script: join(resolve(args.dist), 'bin/gateway.js'), args: ['--config', configFile, '--host', '127.0.0.1', '--port', String(port)], nodeArgs, cpu: 0, logFile: join(dir, 'gw.log'), cwd: dir, port });
     }
     procs.push(target);
     const spec = messagesRequest(slowClaude(20, 250), true);
+    const padKb = Number(args['body-kb']);
+    if (padKb > 0) {
+      const body = JSON.parse(String(spec.body)) as { messages: { content: string }[] };
+      body.messages[0]!.content += ` ${'lorem ipsum '.repeat(Math.ceil((padKb * 1024) / 12))}`;
+      spec.body = JSON.stringify(body);
+    }
     const pool = new Pool(new URL(target.url).origin, { connections: N, pipelining: 1 });
     const one = async (): Promise<void> => {
       const res = await pool.request({ path: spec.path, method: 'POST', headers: spec.headers, body: spec.body });

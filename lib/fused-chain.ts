@@ -143,8 +143,11 @@ class FusedChain<O extends string | Buffer> {
           const i = this.stack[this.depth - 1]!;
           const level = levels[i]!;
           if (level.items !== undefined) {
-            if (level.pos < level.items.length) this.feed(i, level.items[level.pos++]);
-            else this.pop(level);
+            const item = level.items[level.pos++];
+            // popped before its last item is fed, not after what that item started ended: a stage's
+            // output array (route's, with the request) is not kept for as long as an answer streams
+            if (level.pos === level.items.length) this.pop(level);
+            this.feed(i, item);
             continue;
           }
           if (level.iter !== undefined) {

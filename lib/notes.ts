@@ -4,7 +4,8 @@
 // every later stage and then to the response writer (lib/request-io.ts); a stage's `step` never
 // sees one. A few notes per request, never one per chunk:
 //
-//   routed    route          the routed request            → encoders (model, stream), settle
+//   routed    route          the routed request, as the answer keeps it (lib/answer-request.ts)
+//                                                          → encoders (model, stream), settle
 //   reserved  reserve-credits the credit hold              → settle (ends it exactly once)
 //   headers   reserve-credits rate-limit headers; dispatch the upstream's request id → response writer
 //   upstream  dispatch       which deployment answered, how, and when; what its answer check

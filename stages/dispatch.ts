@@ -22,18 +22,18 @@ import type { UpstreamResponse } from '../lib/providers/upstream-call.js';
 import type { Stage, StageFactory } from '../lib/stage.js';
 
 /** Every deployment failed: the error the client sees (the last one's own error when it answered). */
-function exhausted(routed: RoutedRequest, failures: readonly Failure[]): GatewayError {
+function exhausted(modelId: string, deployments: readonly Deployment[], failures: readonly Failure[]): GatewayError {
   const last = failures[failures.length - 1];
-  if (!last) return errors.noReachableDeployment(routed.modelId, [...new Set(routed.deployments.map((d) => d.api))]);
+  if (!last) return errors.noReachableDeployment(modelId, [...new Set(deployments.map((d) => d.api))]);
   const details = failures.map((f) => f.detail);
-  if (failures.every((f) => f.kind === 'timeout')) return errors.deploymentsTimedOut(routed.modelId, details, undefined);
+  if (failures.every((f) => f.kind === 'timeout')) return errors.deploymentsTimedOut(modelId, details, undefined);
   const up = last.upstream;
   if (last.kind === 'http' && up) {
     if (up.status === 429) return errors.upstreamRateLimited(up);
     if (up.status === 529) return errors.upstreamOverloaded(up);
     return errors.upstreamUnavailable(up);
   }
-  return errors.deploymentsFailed(routed.modelId, details, undefined);
+  return errors.deploymentsFailed(modelId, details, undefined);
 }
 
 /** The request headers of a call that adds none of its own, per provider: [JSON answer, stream]. */
@@ -69,27 +69,37 @@ export type DispatchOutput = Buffer | UpstreamNote | HeadersNote;
 /**
  * The routed request, encoded for each deployment in turn; the answer's bytes streamed on. A class
  * instance (its methods shared), not an object literal with a closure per method: the failover loop
- * holds it for as long as the answer streams.
+ * holds it for as long as the answer streams, so it lets go of the request once the answer's first
+ * content went on (a 200 KB request was kept for the stream's life).
  */
 class TextCall implements FailoverCall<never> {
-  /** the request last sent: whether it asked for a stream decides how a 2xx answer is read */
-  private sent: EncodedCall | undefined = undefined;
+  /** whether the request last sent asked for a stream: it decides how a 2xx answer is read */
+  private sentStream = false;
+  /** null once the answer went on: no other deployment will be tried */
+  private routed: RoutedRequest | null;
+  private readonly modelId: string;
+  private readonly deployments: readonly Deployment[];
 
-  constructor(private readonly routed: RoutedRequest) {}
+  constructor(routed: RoutedRequest) {
+    this.routed = routed;
+    this.modelId = routed.modelId;
+    this.deployments = routed.deployments;
+  }
 
   prepare(deployment: Deployment, handle: ProviderHandle, pool: ProviderPool): Send | undefined {
-    if (!canEncode(this.routed.request.source, deployment.api)) return undefined;
-    const encoded = encodeUpstreamRequest(this.routed, deployment);
+    const routed = this.routed!;
+    if (!canEncode(routed.request.source, deployment.api)) return undefined;
+    const encoded = encodeUpstreamRequest(routed, deployment);
     const drop = handle.config.dropParams;
     const upstreamCall = drop === undefined || drop.length === 0 ? encoded : withoutParams(encoded, drop);
-    this.sent = upstreamCall;
+    this.sentStream = upstreamCall.stream;
     const headers = requestHeaders(upstreamCall, handle);
     return (signal) => pool.open(handle, handle.transport.path(deployment.api), { headers, body: upstreamCall.body, signal });
   }
 
   streams(res: UpstreamResponse): boolean {
     const contentType = header(res.headers, 'content-type') ?? '';
-    return /text\/event-stream/i.test(contentType) || (this.sent!.stream && !/json/i.test(contentType));
+    return /text\/event-stream/i.test(contentType) || (this.sentStream && !/json/i.test(contentType));
   }
 
   check(upstream: Upstream): AnswerCheck | undefined {
@@ -98,11 +108,15 @@ class TextCall implements FailoverCall<never> {
 
   committed(): void {
     // no other deployment will be tried: let the request's bytes go
-    this.routed.request.raw = undefined;
+    this.routed!.request.raw = undefined;
+  }
+
+  handedOn(): void {
+    this.routed = null;
   }
 
   exhausted(failures: readonly Failure[]): GatewayError {
-    return exhausted(this.routed, failures);
+    return exhausted(this.modelId, this.deployments, failures);
   }
 }
 

@@ -49,31 +49,62 @@ export interface ReserveCreditsOptions<T> {
   audioSecondsBound?: (item: T) => number | null;
 }
 
-/**
- * The limit headers at once (a 402 from the hold carries them too), then the hold once it
- * committed, then the item (module-level: no generator function per request).
- */
-async function* afterHold<T>(headers: HeadersNote, held: Promise<Reservation>, countedTokens: number, item: T): AsyncGenerator<T | HeadersNote | ReservedNote> {
-  yield headers;
-  const reservation = await held;
-  yield { note: 'reserved', reservation, countedTokens };
-  yield item;
-}
-
-/**
- * A limiter that answers later (Redis, the cluster primary): the same, once the decision is in. Its
- * 429 (or 503 while the limits cannot be reached) comes out of the first pull, before any hold.
- */
-async function* afterAdmit<T>(started: Promise<Admitted>, item: T): AsyncGenerator<T | HeadersNote | ReservedNote> {
-  const { headers, held, countedTokens } = await started;
-  yield* afterHold(headers, held, countedTokens, item);
-}
-
 /** An admitted request: its limit headers, its hold being committed, the tokens its limit counted. */
 interface Admitted {
   headers: HeadersNote;
   held: Promise<Reservation>;
   countedTokens: number;
+}
+
+type HoldOutput<T> = T | HeadersNote | ReservedNote;
+
+/**
+ * An admitted request's output: the limit headers at once (a 402 from the hold carries them too),
+ * then the hold once it committed, then the item. A limiter that answers later (Redis, the cluster
+ * primary): the same once its decision is in; its 429 (or 503 while the limits cannot be reached)
+ * comes out of the first pull, before any hold. An iterator that lets go of each piece as it goes
+ * on, not a generator: the runner keeps it until the answer the item starts has ended, and a
+ * generator would keep its parameters, the item (the whole request) included, in its saved registers.
+ */
+class AfterHold<T> implements AsyncIterableIterator<HoldOutput<T>> {
+  private admitted: Admitted | Promise<Admitted> | null;
+  private held: Promise<Reservation> | null = null;
+  private countedTokens = 0;
+  private item: T | null;
+
+  constructor(admitted: Admitted | Promise<Admitted>, item: T) {
+    this.admitted = admitted;
+    this.item = item;
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  async next(): Promise<IteratorResult<HoldOutput<T>>> {
+    const admitted = this.admitted;
+    if (admitted !== null) {
+      this.admitted = null;
+      const { headers, held, countedTokens } = admitted instanceof Promise ? await admitted : admitted;
+      this.held = held;
+      this.countedTokens = countedTokens;
+      return { done: false, value: headers };
+    }
+    const held = this.held;
+    if (held !== null) {
+      this.held = null;
+      return { done: false, value: { note: 'reserved', reservation: await held, countedTokens: this.countedTokens } };
+    }
+    const item = this.item;
+    if (item === null) return { done: true, value: undefined };
+    this.item = null;
+    return { done: false, value: item };
+  }
+
+  async return(): Promise<IteratorResult<HoldOutput<T>>> {
+    this.admitted = this.held = this.item = null;
+    return { done: true, value: undefined };
+  }
 }
 
 const itself = (item: unknown): RoutedRequest => item as RoutedRequest;
@@ -127,11 +158,11 @@ class ReserveCreditsStage<T> implements Stage<T, T | HeadersNote | ReservedNote>
       // decided now (not when the chain first pulls), so `close` waits for a hold already asked for
       const started = admitted.then(hold);
       this.pending = started.then((s) => s.held).catch(() => undefined);
-      return afterAdmit(started, item);
+      return new AfterHold(started, item);
     }
-    const { headers, held, countedTokens } = hold(admitted);
-    this.pending = held.catch(() => undefined);
-    return afterHold(headers, held, countedTokens, item);
+    const now = hold(admitted);
+    this.pending = now.held.catch(() => undefined);
+    return new AfterHold(now, item);
   }
 
   async close(): Promise<void> {

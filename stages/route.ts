@@ -3,6 +3,7 @@
 // candidates that meet the request's hard needs (route-auto.ts); checks the key's model allowlist;
 // caps max_tokens to the model's maximum output and reconciles a manual thinking budget. The routed
 // request is also output as a `routed` note, for the stages after dispatch (the encoder, settle).
+import { answerView } from '../lib/answer-request.js';
 import type { CanonicalRequest, RoutedRequest, RoutingDecision } from '../lib/chunks.js';
 import type { CatalogModel } from '../lib/catalog.js';
 import { modelAllowed } from '../lib/catalog.js';
@@ -73,13 +74,16 @@ export function routeRequest(req: CanonicalRequest, ctx: RequestContext): Routed
   };
 }
 
-/** The routed request, told to the later stages (encoder, settle) as a note and handed on. */
+/**
+ * The routed request, handed on (dispatch sends it), and told to the later stages (encoder, settle)
+ * as a note: what they keep of it while the answer streams (lib/answer-request.ts).
+ */
 export function route(): StageFactory<CanonicalRequest, RoutedRequest | RoutedNote> {
   return (): Stage<CanonicalRequest, RoutedRequest | RoutedNote> => ({
     name: 'route',
     step(req, ctx) {
       const routed = routeRequest(req, ctx);
-      return [{ note: 'routed', routed }, routed];
+      return [{ note: 'routed', routed: answerView(routed) }, routed];
     },
   });
 }

@@ -132,6 +132,11 @@ export interface Dialect {
   /** client encoders: SSE (its `fail` is the in-stream error frame) and non-streaming JSON */
   readonly sseEncoder?: SseEncoderFactory;
   readonly jsonEncoder?: JsonEncoderFactory;
+  /**
+   * The members of a client request's body that its encoders read (lib/answer-request.ts keeps only
+   * these for as long as the answer streams); absent: none
+   */
+  readonly answerMembers?: readonly string[];
   /** the JSON error envelope and its status */
   errorEnvelope(err: GatewayError, requestId: string): ErrorEnvelope;
   readonly rateLimitHeaders: RateLimitHeaderNames;

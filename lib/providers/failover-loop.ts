@@ -55,6 +55,8 @@ export interface FailoverCall<O> {
   check?(upstream: Upstream): AnswerCheck | undefined;
   /** this deployment's answer is the client's: no other deployment will be tried */
   committed?(): void;
+  /** the answer's first content went on (no other deployment will be tried): let go of the request */
+  handedOn?(): void;
   /** every deployment failed, or none could be tried */
   exhausted(failures: readonly Failure[]): GatewayError;
 }
@@ -118,7 +120,13 @@ function upstreamOf(deployment: Deployment, stream: boolean, requestId: string |
   return { id: deployment.providerId, protocol: deployment.protocol, api: deployment.api, upstreamModel: deployment.upstreamModel, stream, requestId, timing };
 }
 
-export async function* failover<O>(ctx: RequestContext, routed: RoutedRequest, call: FailoverCall<O>): AsyncGenerator<O | Buffer | UpstreamNote | HeadersNote> {
+export function failover<O>(ctx: RequestContext, routed: RoutedRequest, call: FailoverCall<O>): AsyncGenerator<O | Buffer | UpstreamNote | HeadersNote> {
+  // the generator lives as long as the stream it hands on, and keeps its parameters in its saved
+  // registers until then: it gets the request in a holder it empties once the answer went on
+  return attempts(ctx, routed.modelId, routed.deployments, { routed }, call);
+}
+
+async function* attempts<O>(ctx: RequestContext, modelId: string, deployments: readonly Deployment[], pending: { routed: RoutedRequest | null }, call: FailoverCall<O>): AsyncGenerator<O | Buffer | UpstreamNote | HeadersNote> {
   const pool = ctx.services.providers;
   const recorder = ctx.services.recorder;
   /** an answer read whole counts a silent body as a timeout */
@@ -128,27 +136,34 @@ export async function* failover<O>(ctx: RequestContext, routed: RoutedRequest, c
   /** a deployment failed and the loop moves on: counted in gateway_failovers_total */
   const failed = (failure: Failure): void => {
     failures.push(failure);
-    metrics?.failedOver(ctx.services.catalog, routed.modelId, failure.deployment.providerId);
+    metrics?.failedOver(ctx.services.catalog, modelId, failure.deployment.providerId);
+  };
+  /** the answer's first content went on: no other deployment will be tried */
+  const handOn = (): void => {
+    pending.routed = null;
+    call.handedOn?.();
   };
   let attempt = 0;
   /** the upstream request id the client was shown (a recording notes it) */
   let shownId: string | undefined;
-  for (const deployment of routed.deployments) {
+  for (const deployment of deployments) {
     const handle = pool.get(deployment.providerId);
-    const send = call.prepare(deployment, handle, pool);
+    // not kept once sent: it holds the encoded request (a `const` would stay in a saved register)
+    let send = call.prepare(deployment, handle, pool);
     if (send === undefined) continue;
     attempt++; // numbers every try, so a recording's number says which deployment answered
     let res: UpstreamResponse;
     const sentAt = Date.now();
     try {
       res = await send(abortWatch(ctx));
+      send = undefined;
     } catch (err) {
       if (abortWatch(ctx).aborted) throw aborted(ctx, err);
       failed(transportFailure(err, deployment, whole));
       ctx.log.warn({ provider: deployment.providerId, err: errorCode(err) }, 'upstream call failed; trying the next deployment');
       continue;
     }
-    if (recorder !== undefined) res = recorder.tap(res, ctx, deployment, attempt, routed, () => shownId ?? ctx.reqId);
+    if (recorder !== undefined) res = recorder.tap(res, ctx, deployment, attempt, pending.routed!, () => shownId ?? ctx.reqId);
     const requestId = header(res.headers, handle.transport.requestIdHeader);
     if (res.statusCode < 200 || res.statusCode >= 300) {
       let text: string;
@@ -247,6 +262,7 @@ export async function* failover<O>(ctx: RequestContext, routed: RoutedRequest, c
       const first = held;
       held = null;
       handedOn = true;
+      handOn();
       timing.firstContentAt = Date.now();
       let chunk: Buffer | null = null;
       for (let k = 0; k < first.length; k++) {
@@ -260,6 +276,7 @@ export async function* failover<O>(ctx: RequestContext, routed: RoutedRequest, c
       for await (const chunk of res.body) {
         if (!handedOn) {
           handedOn = true;
+          handOn();
           timing.firstContentAt = Date.now();
         }
         yield chunk;

@@ -2,6 +2,7 @@
 import { Agent, request, type Dispatcher } from 'undici';
 import type { Config, ProviderConfig } from '../config.js';
 import { TRANSPORTS, type Transport } from './transport.js';
+import { upstreamBody } from './released-body.js';
 import { dispatchCall, type UpstreamResponse } from './upstream-call.js';
 import type { AbortWatch } from '../request-abort.js';
 
@@ -68,16 +69,21 @@ export class ProviderPool {
     });
   }
 
-  /** One call, without undici's Readable body (see upstream-call.ts): the hot path of dispatch. */
+  /**
+   * One call, without undici's Readable body (see upstream-call.ts): the hot path of dispatch. A
+   * large request body is let go of once written (released-body.ts).
+   */
   open(handle: ProviderHandle, path: string, opts: { headers: Record<string, string>; body: string | Buffer; signal: AbortWatch }): Promise<UpstreamResponse> {
+    const { body, headers } = upstreamBody(opts.body, opts.headers);
     return dispatchCall(
       this.agent,
       {
         origin: handle.origin,
         path: `${handle.pathPrefix}${path}`,
         method: 'POST',
-        headers: opts.headers,
-        body: opts.body,
+        headers,
+        // undici writes any async iterable body (client-h1's writeIterable); its types name only Readable
+        body: body as string | Buffer,
         headersTimeout: handle.config.timeoutMs ?? 600_000,
         bodyTimeout: handle.config.idleTimeoutMs ?? 600_000,
       },

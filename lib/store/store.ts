@@ -7,7 +7,6 @@
 import { randomUUID, timingSafeEqual } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import type { Config } from '../config.js';
 import { MIGRATIONS, NEW_FILE_PAGE_SIZE } from './migrations.js';
@@ -23,6 +22,7 @@ import { GatewayError } from '../errors.js';
 import { MACHINE } from './lease.js';
 import type { GatewayStore, StoreLog } from './store-api.js';
 import { AdminOps } from './admin-ops.js';
+import { WalCheckpointer } from './checkpointer.js';
 import { SqliteAdminRunner } from './admin-sqlite.js';
 
 // the config ↔ row mapping of keys lives in key-rows.ts; re-exported for the store's importers
@@ -46,7 +46,7 @@ export class Store implements GatewayStore {
   private readonly cache = new Map<string, KeyRecord | null>();
   /** the database file ('' in memory) */
   private readonly file: string;
-  private checkpointer: Worker | null = null;
+  private checkpointer: WalCheckpointer | null = null;
   private keyWatch: NodeJS.Timeout | null = null;
   /** whether this process has taken its lease (a renewal then tells whether it had lapsed) */
   private leased = false;
@@ -196,12 +196,12 @@ export class Store implements GatewayStore {
   }
 
   /**
-   * A serving gateway's background work: WAL checkpoints in a worker, and a look every 250 ms at the
+   * A serving gateway's background work: WAL checkpoints (checkpointer.ts), and a look every 250 ms at the
    * keys' change counter (a trigger bumps it), so a key revoked, rotated or disabled by another
    * process on the same file (its SIGHUP, the CLI) is refused here too well within a second.
    */
   startServing(log: StoreLog): void {
-    this.startCheckpointer(250, (err) => log.warn({ err: err.message }, 'WAL checkpointer: falling back to SQLite automatic checkpoints'));
+    this.startCheckpointer(100, (err) => log.warn({ err: err.message }, 'WAL checkpointer: falling back to SQLite automatic checkpoints'));
     if (this.keyWatch !== null) return;
     const epoch = this.db.prepare<[], { n: number }>('SELECT n FROM key_epoch');
     let seen = epoch.get()!.n;
@@ -218,29 +218,21 @@ export class Store implements GatewayStore {
   }
 
   /**
-   * Move WAL checkpoints off the event loop (see checkpointer.ts): the serving gateway calls this;
-   * short-lived commands (credits) keep SQLite's automatic checkpoint. No-op in memory.
+   * Take WAL checkpoints out of the commits, their syncs off the event loop (see checkpointer.ts):
+   * the serving gateway calls this; short-lived commands (credits) keep SQLite's automatic
+   * checkpoint. No-op in memory.
    */
   startCheckpointer(everyMs = 250, onError?: (err: Error) => void): void {
     if (this.file === '' || this.checkpointer !== null) return;
     this.db.pragma('wal_autocheckpoint = 0');
     this.db.pragma(`journal_size_limit = ${64 * 1024 * 1024}`);
-    const worker = new Worker(new URL('./checkpointer.js', import.meta.url), {
-      workerData: { file: this.file, everyMs },
-      // a plain thread: none of the parent's loaders or flags (a test runner's, a profiler's)
-      execArgv: [],
-      resourceLimits: { maxOldGenerationSizeMb: 64 },
-    });
-    worker.unref();
-    worker.on('error', (err) => {
+    try {
+      this.checkpointer = new WalCheckpointer(this.file, everyMs, (err) => onError?.(new Error(`WAL checkpoint failed: ${err.message}`)));
+    } catch (err) {
       // without it, SQLite's own automatic checkpoint takes over again
-      if (this.db.open) this.db.pragma('wal_autocheckpoint = 1000');
-      onError?.(err);
-    });
-    worker.on('message', (msg: { error?: string }) => {
-      if (msg?.error) onError?.(new Error(`WAL checkpoint failed: ${msg.error}`));
-    });
-    this.checkpointer = worker;
+      this.db.pragma('wal_autocheckpoint = 1000');
+      onError?.(err as Error);
+    }
   }
 
   /**
@@ -259,11 +251,11 @@ export class Store implements GatewayStore {
       // a store that cannot be written: the lease expires on its own
     }
     if (this.checkpointer !== null) {
-      this.checkpointer.postMessage('stop');
+      this.checkpointer.stop();
       this.checkpointer = null;
-      // what the worker had not copied yet goes into the database file now (shutdown may block). If
-      // the worker is in the middle of its own checkpoint, TRUNCATE answers busy at once instead of
-      // waiting: try again until the worker is done (its checkpoints take milliseconds; bounded).
+      // what was not copied yet goes into the database file now (shutdown may block). If another
+      // connection (another process's) is in the middle of its own checkpoint, TRUNCATE answers
+      // busy at once instead of waiting: try again until it is done (milliseconds; bounded).
       try {
         for (let i = 0; i < 300 && checkpointBusy(this.db.pragma('wal_checkpoint(TRUNCATE)')); i++) sleepSync(10);
       } catch {

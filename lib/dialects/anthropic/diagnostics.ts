@@ -6,6 +6,9 @@ import type { JsonValue } from '../../chunks.js';
 import type { EncoderInput } from '../../encoder-input.js';
 import { isObject } from './wire.js';
 
+/** What the Messages encoders read of the request's body (the Dialect's `answerMembers`). */
+export const MESSAGES_ANSWER_MEMBERS: readonly string[] = ['diagnostics'];
+
 /** The `diagnostics` member of the Message, or undefined when the request did not ask for it. */
 export function messagesDiagnostics(input: Pick<EncoderInput, 'routed'>): JsonValue | undefined {
   const asked = input.routed?.request.body.diagnostics;

@@ -12,7 +12,7 @@ import { anthropicDecoder } from './hosted-search.js';
 import { createSealer } from '../../search/seal.js';
 import { anthropicNative } from './request.js';
 import { validateMessagesRequest } from './validate.js';
-import { messagesDiagnostics } from './diagnostics.js';
+import { MESSAGES_ANSWER_MEMBERS, messagesDiagnostics } from './diagnostics.js';
 import { anthropicSearchTurns } from './search-turns.js';
 
 const UPSTREAM_CODES = new Set(['GW_ERR_UPSTREAM', 'GW_ERR_UPSTREAM_RATE_LIMITED', 'GW_ERR_UPSTREAM_OVERLOADED', 'GW_ERR_PROVIDER_UNAVAILABLE']);
@@ -43,6 +43,7 @@ export const anthropic = {
   keepalive: ANTHROPIC_KEEPALIVE,
   sseEncoder: (opts) => new AnthropicSseEncoder({ gateway: messagesGatewayInfo(opts.input), diagnostics: messagesDiagnostics(opts.input), clientModel: opts.clientModel, requestId: opts.requestId, sealer: opts.input.sealer }),
   jsonEncoder: (input, opts) => anthropicJsonEncode(input, { gatewayInfo: messagesGatewayInfo, diagnostics: messagesDiagnostics, ...opts }),
+  answerMembers: MESSAGES_ANSWER_MEMBERS,
   errorEnvelope: (err, requestId) => ({ status: anthropicStatus(err), body: anthropicErrorBody(err, requestId) }),
   rateLimitHeaders: {
     requestsLimit: 'anthropic-ratelimit-requests-limit',

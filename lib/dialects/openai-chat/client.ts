@@ -14,6 +14,9 @@ export function servedModel(input: EncoderInput, upstreamModel: string): string 
   return input.routed?.modelId ?? upstreamModel;
 }
 
+/** What the Chat encoders read of the request's body (the Dialect's `answerMembers`): `excludeReasoning`'s. */
+export const CHAT_ANSWER_MEMBERS: readonly string[] = ['reasoning', 'reasoning_effort'];
+
 /** The caller asked for reasoning to be used but not returned (`reasoning.exclude`). */
 export function excludeReasoning(input: EncoderInput): boolean {
   const req = input.routed?.request;

@@ -4,6 +4,7 @@
 import { openAiErrorBody } from '../../openai/errors.js';
 import { OPENAI_RATE_LIMIT_HEADERS, OPENAI_REQUEST_ID } from '../../openai/headers.js';
 import type { Dialect } from '../dialect.js';
+import { CHAT_ANSWER_MEMBERS } from './client.js';
 import { readChatConversation } from './conversation.js';
 import { chatJsonEncode } from './encode-json.js';
 import { CHAT_KEEPALIVE, ChatSseEncoder } from './encode-sse.js';
@@ -19,6 +20,7 @@ export const openaiChat = {
   keepalive: CHAT_KEEPALIVE,
   sseEncoder: (opts) => new ChatSseEncoder(opts),
   jsonEncoder: chatJsonEncode,
+  answerMembers: CHAT_ANSWER_MEMBERS,
   errorEnvelope: (err) => openAiErrorBody(err),
   rateLimitHeaders: OPENAI_RATE_LIMIT_HEADERS,
   requestId: OPENAI_REQUEST_ID,

@@ -11,6 +11,16 @@ import { responsesDecoder } from './events.js';
 import { responsesNative } from './request.js';
 import { responsesSearchTurns } from './search-turns.js';
 
+/**
+ * What the Responses encoders read of the request's body (the Dialect's `answerMembers`): the
+ * members the writer's `response()` echoes (client-encode-writer.ts), not `input` (the
+ * conversation). The tools and reasoning facts come from the validator's findings, kept whole.
+ */
+const RESPONSES_ANSWER_MEMBERS: readonly string[] = [
+  'instructions', 'max_output_tokens', 'max_tool_calls', 'parallel_tool_calls', 'prompt_cache_key', 'safety_identifier', 'temperature',
+  'text', 'tool_choice', 'tools', 'top_logprobs', 'top_p', 'user', 'metadata',
+];
+
 export const openaiResponses = {
   name: 'openai-responses',
   validate: (body) => validateResponsesRequest(body, { defaultEffortOnAuto: true }),
@@ -19,6 +29,7 @@ export const openaiResponses = {
   keepalive: RESPONSES_KEEPALIVE,
   sseEncoder: (opts) => new ResponsesSseEncoder(opts),
   jsonEncoder: responsesJsonEncode,
+  answerMembers: RESPONSES_ANSWER_MEMBERS,
   errorEnvelope: (err) => openAiErrorBody(err),
   rateLimitHeaders: OPENAI_RATE_LIMIT_HEADERS,
   requestId: OPENAI_REQUEST_ID,
