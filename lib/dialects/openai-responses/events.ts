@@ -32,7 +32,9 @@ import { emptyUsage, type CanonicalBlock, type CanonicalEvent, type JsonObject, 
 import type { UpstreamDecoder } from '../dialect.js';
 import { parseDeltaLayout } from './delta-layout.js';
 import { recogniseEvent } from './frame-layouts.js';
+import type { Recognised } from '../../json/layout.js';
 import { RepeatedResponse } from './repeated-response.js';
+import { EchoedInstructions } from './echoed-instructions.js';
 import { completeItemEvents, encryptedOf, type Tally } from './items.js';
 import { decodeResponsesBody } from './message.js';
 import { SUMMARY_SEPARATOR, thinkingFromItem } from '../../translate/reasoning-state.js';
@@ -224,13 +226,15 @@ export class ResponsesStreamDecoder implements UpstreamDecoder {
   private readonly s: State = { started: false, ended: false, nextBlock: 0, slots: new Map(), tally: { toolCalls: false, webSearches: 0 } };
   private lastSeq = -1;
   private readonly created = new RepeatedResponse();
+  private readonly instructions = new EchoedInstructions();
 
   /** Decode one SSE message. Throws GatewayError GW_ERR_INTEGRITY on malformed or out-of-order frames. */
   sse(msg: { event: string | undefined; data: string }): CanonicalEvent[] {
     const layout = parseDeltaLayout(msg.data);
     // an in_progress that repeats the created frame's text is its object again (repeated-response.ts)
     const repeated = layout === null && msg.event === 'response.in_progress' ? this.created.inProgress(msg.data) : null;
-    const other = layout === null && repeated === null ? recogniseEvent(msg.event, msg.data) : null;
+    // a terminal Response frame that echoes created's instructions text: compared, not matched (echoed-instructions.ts)
+    const other = layout === null && repeated === null ? this.terminal(msg.event, msg.data) ?? recogniseEvent(msg.event, msg.data) : null;
     const parsed = layout?.parsed ?? repeated ?? other?.parsed ?? parseObject(msg.data, 'Responses event data');
     const type = parsed.type;
     if (typeof type !== 'string') throw integrityError(`${msg.event ?? 'Responses event'} data.type must be a string`);
@@ -240,7 +244,10 @@ export class ResponsesStreamDecoder implements UpstreamDecoder {
       if (seq <= this.lastSeq) throw integrityError(`${type}: sequence_number ${seq} after ${this.lastSeq}`);
       this.lastSeq = seq;
     }
-    if (type === 'response.created') this.created.created(msg.data, parsed);
+    if (type === 'response.created') {
+      this.created.created(msg.data, parsed);
+      if (other !== null) this.instructions.created(msg.data, parsed);
+    }
     const handler = HANDLERS.get(type);
     if (handler === undefined || this.s.ended) return [];
     if (!this.s.started && !OPENERS.has(type)) throw integrityError(`${type} before response.created`);
@@ -248,10 +255,19 @@ export class ResponsesStreamDecoder implements UpstreamDecoder {
     // a delta (content 0), or a message item's output_item.done: bytes that may go to a Responses client
     // as they came (client-encode-items.ts)
     const kept = layout !== null ? (parsed.content_index === 0 ? layout.kept : undefined) : other?.spans.text;
-    // every member in the literal: no member added later (a second map and an out-of-object store a frame)
-    const native: NativeFrame = { dialect: 'openai-responses', event: type, data: msg.data, parsed, through: kept === undefined ? undefined : 'frame', kept };
+    // every member in the literal: no member added later (a second map and an out-of-object store a frame);
+    // created's `kept` is where its instructions' JSON text lies (not written through: a Responses
+    // client's echo of the instructions may reuse it, client-encode-writer.ts)
+    const native: NativeFrame =
+      type === 'response.created'
+        ? { dialect: 'openai-responses', event: type, data: msg.data, parsed, through: undefined, kept: this.instructions.span }
+        : { dialect: 'openai-responses', event: type, data: msg.data, parsed, through: kept === undefined ? undefined : 'frame', kept };
     handler(this.s, parsed, native, out);
     return out;
+  }
+
+  private terminal(event: string | undefined, data: string): Recognised | null {
+    return event === 'response.completed' || event === 'response.incomplete' ? this.instructions.terminal(event, data) : null;
   }
 
   /** A whole non-streaming Response object. */
