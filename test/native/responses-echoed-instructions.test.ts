@@ -1,6 +1,6 @@
 // Responses → Responses streams through bin/gateway whose upstream echoes the request's instructions
-// in its Response events, as OpenAI does: its terminal frame is read with created's instructions text
-// compared (openai-responses/echoed-instructions.ts), and the gateway's own echo may reuse that text
+// and tools in its Response events, as OpenAI does: its terminal frame is read with created's texts
+// compared (openai-responses/echoed-request.ts), and the gateway's own echo may reuse the instructions text
 // (client-encode-echo.ts). What the client sees must not change: every Response event is the
 // serialisation of its object (JSON.stringify's bytes, whatever escapes the upstream wrote), with the
 // client's own instructions (not what the upstream echoed); an upstream whose terminal frame echoes
@@ -31,6 +31,7 @@ function echoing(req: Received, json: (type: string) => string, edit: (type: str
       if (!RESPONSE_EVENTS.includes(parsed.type as string)) return frame;
       parsed.response.instructions = MARK;
       parsed.response.model = req.body.model; // the model dispatched
+      parsed.response.tools = req.body.tools ?? []; // the tools it was sent
       const data = JSON.stringify(parsed).replace(JSON.stringify(MARK), () => json(parsed.type as string));
       return `${frame.slice(0, at + 6)}${edit(parsed.type as string, data)}`;
     })
@@ -56,6 +57,12 @@ const script: Script = {
 
 const NAMES = Object.keys(script);
 
+/** Codex-like function tools */
+const TOOLS = [
+  { type: 'function', name: 'shell', description: 'Runs a command.\nUse "bash -lc".', strict: false, parameters: { type: 'object', properties: { command: { type: 'array', items: { type: 'string' } } }, required: ['command'] } },
+  { type: 'function', name: 'apply_patch', description: 'Edits files: é / ü', parameters: { type: 'object', properties: { input: { type: 'string' } }, required: ['input'] } },
+];
+
 const SHORT = 'You are "support".\n\tUse é / ü; never guess. 😀 \\ done';
 const AGENT = `You are a coding agent.\n\n${Array.from({ length: 110 }, (_, i) => `- Rule ${i}: read the file first; run \`npm test\` in a/b.\tNever guess "paths" (é).\n`).join('')}`;
 
@@ -66,9 +73,9 @@ function responseEvents(a: { frames: { event?: string; data: string }[] }): { ty
 
 t.test('Responses → Responses: the Response events echo the client\'s instructions in the serialiser\'s bytes', async (t) => {
   const { gw } = await startFm(t, script, NAMES.map((name) => ({ name, api: 'responses' as const })));
-  for (const [size, instructions] of [['short', SHORT], ['agent-sized', AGENT]] as const) {
+  for (const [size, instructions, tools] of [['short', SHORT, undefined], ['agent-sized', AGENT, undefined], ['agent-sized with tools', AGENT, TOOLS]] as const) {
     for (const name of ['r-echo', 'r-echo-escaped', 'r-echo-other', 'r-echo-changed']) {
-      const a = await send(gw, 'responses', { model: modelId(name), input: 'hi', instructions, stream: true });
+      const a = await send(gw, 'responses', { model: modelId(name), input: 'hi', instructions, tools, stream: true });
       t.equal(a.status, 200, `${name}, ${size}: status 200 (${a.status === 200 ? "" : a.text.slice(0, 200)})`);
       const events = responseEvents(a);
       t.same(events.map((e) => e.type), RESPONSE_EVENTS, `${name}, ${size}: created, in_progress and completed`);
@@ -76,9 +83,10 @@ t.test('Responses → Responses: the Response events echo the client\'s instruct
         t.equal(e.json.response.instructions, instructions, `${name}, ${size}, ${e.type}: the client's instructions`);
         t.equal(e.text, JSON.stringify(e.json), `${name}, ${size}, ${e.type}: the serialiser's bytes`);
       }
+      t.same(events.map((e) => (e.json.response.tools as Obj[]).map((tool) => tool.name)), Array(3).fill(tools === undefined ? [] : ['shell', 'apply_patch']), `${name}, ${size}: the tools echoed`);
       t.match(events[2]?.json.response, { status: 'completed', output: [{ type: 'message', content: [{ text: '4200 + 42 equals 4242.' }] }], usage: { input_tokens: 16, output_tokens: 11 } }, `${name}, ${size}: the answer and its usage`);
     }
-    const broken = await send(gw, 'responses', { model: modelId('r-echo-broken'), input: 'hi', instructions, stream: true });
+    const broken = await send(gw, 'responses', { model: modelId('r-echo-broken'), input: 'hi', instructions, tools, stream: true });
     // the whole answer is held until its first content frame: the client gets the strict parser's refusal
     t.equal(broken.status, 500, `r-echo-broken, ${size}: refused`);
     t.match(broken.json, { error: { message: /integrity check: Responses event data: invalid JSON at response\.max_output_tokens/ } }, `r-echo-broken, ${size}: the strict parser's error`);
