@@ -5,11 +5,12 @@
 // time per stream and, with --garbage, the bytes allocated per stream by function (V8's sampling
 // heap profiler, garbage included). It loads the stages from --dist (default: this build), so two
 // builds are compared by running it once from each, alternately:
-//   node dist/bench/chain-cost.js [--dist DIR] [--dialect anthropic|openai-chat|openai-responses] [--instructions BYTES] [--chunks bench|frames] [--streams 1000] [--rounds 6] [--garbage]
+//   node dist/bench/chain-cost.js [--dist DIR] [--dialect anthropic|openai-chat|openai-responses] [--instructions BYTES] [--tools N] [--chunks bench|frames] [--streams 1000] [--rounds 6] [--garbage]
 // openai-responses answers the bench's Responses request (the support conversation) as the bench
 // upstream does (its Response echoes `instructions: null`); with --instructions BYTES the request's
 // instructions are an agent-sized text of about that many bytes (Codex sends about 12,500), which
-// the upstream echoes in created, in_progress and completed as OpenAI does.
+// the upstream echoes in created, in_progress and completed as OpenAI does; --tools N adds N function
+// tools to the request, echoed likewise.
 // The socket A/B (ab.js) cannot see a change of a few µs on a loaded machine; CPU time here moves
 // less, and counted instructions not at all: under valgrind, two runs with different --streams
 // give the instructions per stream as the difference of their totals over the difference of streams
@@ -29,6 +30,7 @@ const { values: args } = parseArgs({
     dist: { type: 'string', default: join(dirname(fileURLToPath(import.meta.url)), '..') },
     dialect: { type: 'string', default: 'anthropic' },
     instructions: { type: 'string', default: '0' },
+    tools: { type: 'string', default: '0' },
     chunks: { type: 'string', default: 'bench' },
     streams: { type: 'string', default: '1000' },
     rounds: { type: 'string', default: '6' },
@@ -55,6 +57,12 @@ function agentInstructions(bytes: number): string {
 const request = JSON.parse(supportResponsesRequest(GPT_RESPONSES, true).body as string) as Record<string, unknown>;
 const echoed = Number(args.instructions) > 0 ? agentInstructions(Number(args.instructions)) : null;
 if (echoed !== null) request.instructions = echoed;
+/** --tools N: N function tools in the request (Codex sends about ten), echoed by the upstream */
+const tools = Array.from({ length: Number(args.tools) }, (_, i) => ({
+  type: 'function', name: `tool_${i}`, description: `Runs operation ${i}.\nUse it when the user asks for "op ${i}"; never otherwise.`, strict: false,
+  parameters: { type: 'object', properties: { path: { type: 'string', description: 'Absolute path to the file' }, limit: { type: 'integer' } }, required: ['path'], additionalProperties: false },
+}));
+if (tools.length > 0) request.tools = tools;
 
 /** the stream as the bench upstream writes it: the frames before the deltas, the deltas, the rest */
 function frames(): [string, string[], string] {
@@ -90,7 +98,7 @@ function responsesFrames(): [string, string[], string] {
     id: 'resp_bench_0001', object: 'response', created_at: 1_767_225_600, status, background: false, error: null, incomplete_details: null,
     instructions: echoed, max_output_tokens: null, model: MODEL, output, parallel_tool_calls: true, previous_response_id: null,
     reasoning: { effort: null, summary: null }, service_tier: 'default', store: false, temperature: 1,
-    text: { format: { type: 'text' }, verbosity: 'medium' }, tool_choice: 'auto', tools: [], top_p: 1, truncation: 'disabled', usage: u, metadata: {},
+    text: { format: { type: 'text' }, verbosity: 'medium' }, tool_choice: 'auto', tools, top_p: 1, truncation: 'disabled', usage: u, metadata: {},
   });
   let seq = 0;
   const ev = (type: string, fields: Record<string, unknown>): string => sse(type, { type, sequence_number: seq++, ...fields });
@@ -170,7 +178,7 @@ for (let r = 0; r < ROUNDS; r++) {
   perStream.push((used.user + used.system) / STREAMS);
 }
 perStream.sort((a, b) => a - b);
-console.log(`${dialect}${echoed !== null ? ` (instructions ${echoed.length} chars)` : ''}, ${chunks.length} upstream chunks, ${bytes} bytes out: CPU µs/stream median ${perStream[perStream.length >> 1]!.toFixed(1)}, lowest ${perStream[0]!.toFixed(1)} (${ROUNDS} rounds of ${STREAMS} streams, ${dist})`);
+console.log(`${dialect}${echoed !== null ? ` (instructions ${echoed.length} chars)` : ''}${tools.length > 0 ? ` (${tools.length} tools)` : ''}, ${chunks.length} upstream chunks, ${bytes} bytes out: CPU µs/stream median ${perStream[perStream.length >> 1]!.toFixed(1)}, lowest ${perStream[0]!.toFixed(1)} (${ROUNDS} rounds of ${STREAMS} streams, ${dist})`);
 
 interface SampleNode {
   callFrame: { functionName: string; url: string; lineNumber: number };
