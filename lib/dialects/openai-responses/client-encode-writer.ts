@@ -2,7 +2,7 @@
 // builds the Response object (in progress, completed / incomplete, failed), numbers the named SSE
 // events and holds the output items (client-encode-items.ts). Only canonical fields are read, so
 // events from any upstream encode the same way.
-import { emptyUsage, type CanonicalEvent, type JsonObject, type JsonValue, type StopReason, type Usage } from '../../chunks.js';
+import { emptyUsage, type CanonicalEvent, type JsonObject, type JsonValue, type NativeFrame, type StopReason, type Usage } from '../../chunks.js';
 import type { EncoderInput } from '../../encoder-input.js';
 import type { GatewayError } from '../../errors.js';
 import { unitsToUsd } from '../../pricing.js';
@@ -10,6 +10,7 @@ import { openAiError } from '../../openai/errors.js';
 import { chatGateway, mergeUsage } from '../../openai/client.js';
 import { OutputItems } from './client-encode-items.js';
 import { responsesFacts, type ResponsesFacts } from './client-validate.js';
+import { echoedTools, jsonOf, upstreamInstructionsJson } from './client-encode-echo.js';
 
 const EMPTY_FACTS: ResponsesFacts = {
   effort: undefined, effortDefaulted: false, reasoningGiven: false, summary: undefined, includeEncrypted: false,
@@ -26,35 +27,6 @@ function baseId(requestId: string): string {
   return requestId.replace(/^req_/, '').replace(/[^A-Za-z0-9]/g, '');
 }
 
-/**
- * `tools` as echoed: a function tool in its normalised form (`description`, `parameters` and
- * `strict` always present; a missing `strict` reads false, as the gateway sends it upstream), other
- * tools as given.
- */
-function echoedTools(tools: JsonValue | undefined): JsonValue[] {
-  if (!Array.isArray(tools)) return [];
-  return tools.map((t) => {
-    if (typeof t !== 'object' || t === null || Array.isArray(t) || t.type !== 'function') return t;
-    return { ...t, description: t.description ?? null, parameters: t.parameters ?? null, strict: t.strict ?? false };
-  });
-}
-
-/**
- * JSON.stringify(v) of a member's value (every member of `response()` has one: none is undefined);
- * the members are written into templates one by one, which costs less than JSON.stringify of an
- * object of them (about 1.0 against 1.6 µs for the request's runs, Node 20)
- */
-function jsonOf(v: JsonValue): string {
-  switch (typeof v) {
-    case 'boolean':
-      return v ? 'true' : 'false';
-    case 'number':
-      return Number.isFinite(v) ? String(v) : 'null'; // JSON.stringify's own rule
-    default:
-      return v === null ? 'null' : JSON.stringify(v);
-  }
-}
-
 export class ResponseWriter {
   private readonly input: EncoderInput;
   private readonly facts: ResponsesFacts;
@@ -67,6 +39,8 @@ export class ResponseWriter {
   private upstreamModel = '';
   /** the request's runs of members as JSON text (Response events: `json()`) */
   private fixed: [string, string, string] | undefined;
+  /** the instructions' JSON text as a Responses upstream's created frame wrote it, when reusable (client-encode-echo.ts) */
+  private instructionsJson: string | undefined = undefined;
   private readonly items: OutputItems;
   private stop: StopReason | null = null;
   readonly seen: Usage = emptyUsage();
@@ -166,12 +140,13 @@ export class ResponseWriter {
     };
   }
 
-  start(model: string, usage: Usage): void {
+  start(model: string, usage: Usage, native?: NativeFrame): void {
     if (this.started) return;
     this.started = true;
     this.upstreamModel = model;
     mergeUsage(this.seen, usage);
     if (!this.streaming) return;
+    this.instructionsJson = upstreamInstructionsJson(native, this.input.routed?.request.body.instructions);
     // one Response, one serialisation for both events
     const r = `"response":${this.json(this.response('in_progress', null))}}`;
     this.ev('response.created', r);
@@ -211,7 +186,7 @@ export class ResponseWriter {
   private json(r: JsonObject): string {
     const m = r as Record<string, JsonValue>;
     const fixed = (this.fixed ??= [
-      `"instructions":${jsonOf(m.instructions)},"max_output_tokens":${jsonOf(m.max_output_tokens)},"max_tool_calls":${jsonOf(m.max_tool_calls)},"model":${jsonOf(m.model)}`,
+      `"instructions":${this.instructionsJson ?? jsonOf(m.instructions)},"max_output_tokens":${jsonOf(m.max_output_tokens)},"max_tool_calls":${jsonOf(m.max_tool_calls)},"model":${jsonOf(m.model)}`,
       `"parallel_tool_calls":${jsonOf(m.parallel_tool_calls)},"previous_response_id":${jsonOf(m.previous_response_id)},"prompt_cache_key":${jsonOf(m.prompt_cache_key)}` +
         `,"reasoning":${jsonOf(m.reasoning)},"safety_identifier":${jsonOf(m.safety_identifier)},"service_tier":${jsonOf(m.service_tier)},"store":${jsonOf(m.store)}` +
         `,"temperature":${jsonOf(m.temperature)},"presence_penalty":${jsonOf(m.presence_penalty)},"frequency_penalty":${jsonOf(m.frequency_penalty)}` +
@@ -260,7 +235,7 @@ export class ResponseWriter {
     if (this.ended) return;
     switch (ev.type) {
       case 'message-start':
-        this.start(ev.model, ev.usage);
+        this.start(ev.model, ev.usage, ev.native);
         return;
       case 'block-start':
         this.items.openBlock(ev.index, ev.block, ev.native);

@@ -34,6 +34,12 @@ const FRAME = new RegExp(
  */
 const LAYOUT = new RegExp(FRAME.source.replace(/\((?!\?)/g, '(?:'));
 
+/**
+ * The same layout with strings that hold no escape (the common frame): a frame that passes it has
+ * no backslash at all, so it is taken apart at its delimiters without scanning it for one first
+ */
+const PLAIN = new RegExp(LAYOUT.source.replaceAll(`(?:${S.slice(1, -1)})`, '(?:[^"\\\\\\u0000-\\u001f]*)'));
+
 /** longer frames take the general path (keeps the expression's backtracking stack small) */
 const MAX_FRAME = 64 * 1024;
 
@@ -93,8 +99,9 @@ function fromLayout(data: string): DeltaLayout {
 }
 
 export function parseDeltaLayout(data: string): DeltaLayout | null {
-  if (data.length > MAX_FRAME || !LAYOUT.test(data)) return null;
-  if (data.indexOf('\\') < 0) return fromLayout(data);
+  if (data.length > MAX_FRAME) return null;
+  if (PLAIN.test(data)) return fromLayout(data);
+  if (!LAYOUT.test(data)) return null;
   const m = FRAME.exec(data)!;
   const [, seq, item, out, content, delta, obfuscation] = m as unknown as (string | undefined)[];
   const parsed: JsonObject = {

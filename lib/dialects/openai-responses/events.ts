@@ -23,8 +23,11 @@
 //   hosted-tool progress, `reasoning_text.*`, keep-alives, future events) is ignored: what they say
 //   is in the items' `done` events. Each emitted event keeps its native frame.
 // The common `output_text.delta` frame (delta-layout.ts) and the other frequent events
-// (frame-layouts.ts) are recognised by their layout without the general parser, and an
-// `in_progress` that repeats the `created` frame by comparing their text (repeated-response.ts). A
+// (frame-layouts.ts) are recognised by their layout without the general parser, an `in_progress`
+// that repeats the `created` frame by comparing their text (repeated-response.ts), and a terminal
+// Response frame by comparing its echoed instructions and tools with created's texts
+// (echoed-request.ts; a created frame in another layout is read with its members' places for that:
+// response-frame.ts). A
 // delta is marked `through`: a Responses client gets its `delta` and `logprobs` bytes as they came
 // (client-encode-items.ts), the sequence number, item id and output index being the gateway's; so
 // is a message item's `output_item.done`, whose text bytes the client's final frames keep.
@@ -33,6 +36,8 @@ import type { UpstreamDecoder } from '../dialect.js';
 import { parseDeltaLayout } from './delta-layout.js';
 import { recogniseEvent } from './frame-layouts.js';
 import { RepeatedResponse } from './repeated-response.js';
+import { EchoedRequest } from './echoed-request.js';
+import { parseResponseFrame } from './response-frame.js';
 import { completeItemEvents, encryptedOf, type Tally } from './items.js';
 import { decodeResponsesBody } from './message.js';
 import { SUMMARY_SEPARATOR, thinkingFromItem } from '../../translate/reasoning-state.js';
@@ -217,6 +222,8 @@ const HANDLERS = new Map<string, Handler>([
   ['error', fail],
 ]);
 
+const TERMINAL: ReadonlySet<string | undefined> = new Set(['response.completed', 'response.incomplete']);
+
 /** Events that may come before `response.created`. */
 const OPENERS: ReadonlySet<string> = new Set(['response.created', 'response.in_progress', 'response.failed', 'error']);
 
@@ -224,14 +231,19 @@ export class ResponsesStreamDecoder implements UpstreamDecoder {
   private readonly s: State = { started: false, ended: false, nextBlock: 0, slots: new Map(), tally: { toolCalls: false, webSearches: 0 } };
   private lastSeq = -1;
   private readonly created = new RepeatedResponse();
+  private readonly echoed = new EchoedRequest();
 
   /** Decode one SSE message. Throws GatewayError GW_ERR_INTEGRITY on malformed or out-of-order frames. */
   sse(msg: { event: string | undefined; data: string }): CanonicalEvent[] {
     const layout = parseDeltaLayout(msg.data);
     // an in_progress that repeats the created frame's text is its object again (repeated-response.ts)
     const repeated = layout === null && msg.event === 'response.in_progress' ? this.created.inProgress(msg.data) : null;
-    const other = layout === null && repeated === null ? recogniseEvent(msg.event, msg.data) : null;
-    const parsed = layout?.parsed ?? repeated ?? other?.parsed ?? parseObject(msg.data, 'Responses event data');
+    // a terminal Response frame that echoes created's request texts: compared, not read again (echoed-request.ts)
+    const echoed = layout === null && repeated === null && TERMINAL.has(msg.event) ? this.echoed.terminal(msg.event!, msg.data) : null;
+    const other = layout === null && repeated === null && echoed === null ? recogniseEvent(msg.event, msg.data) : null;
+    // a created frame in another layout (tools, say) is read strictly with its members' places, for its echo
+    const created = msg.event === 'response.created' && other === null ? parseResponseFrame(msg.event, msg.data) : null;
+    const parsed = layout?.parsed ?? repeated ?? echoed ?? other?.parsed ?? created?.parsed ?? parseObject(msg.data, 'Responses event data');
     const type = parsed.type;
     if (typeof type !== 'string') throw integrityError(`${msg.event ?? 'Responses event'} data.type must be a string`);
     if (msg.event !== undefined && msg.event !== type) throw integrityError(`event ${msg.event} carries data.type "${type}"`);
@@ -240,7 +252,11 @@ export class ResponsesStreamDecoder implements UpstreamDecoder {
       if (seq <= this.lastSeq) throw integrityError(`${type}: sequence_number ${seq} after ${this.lastSeq}`);
       this.lastSeq = seq;
     }
-    if (type === 'response.created') this.created.created(msg.data, parsed);
+    if (type === 'response.created') {
+      this.created.created(msg.data, parsed);
+      if (other !== null) this.echoed.createdByLayout(msg.data, parsed);
+      else if (created !== null) this.echoed.createdParsed(msg.data, created);
+    }
     const handler = HANDLERS.get(type);
     if (handler === undefined || this.s.ended) return [];
     if (!this.s.started && !OPENERS.has(type)) throw integrityError(`${type} before response.created`);
@@ -248,8 +264,13 @@ export class ResponsesStreamDecoder implements UpstreamDecoder {
     // a delta (content 0), or a message item's output_item.done: bytes that may go to a Responses client
     // as they came (client-encode-items.ts)
     const kept = layout !== null ? (parsed.content_index === 0 ? layout.kept : undefined) : other?.spans.text;
-    // every member in the literal: no member added later (a second map and an out-of-object store a frame)
-    const native: NativeFrame = { dialect: 'openai-responses', event: type, data: msg.data, parsed, through: kept === undefined ? undefined : 'frame', kept };
+    // every member in the literal: no member added later (a second map and an out-of-object store a frame);
+    // created's `kept` is where its instructions' JSON text lies (not written through: a Responses
+    // client's echo of the instructions may reuse it, client-encode-writer.ts)
+    const native: NativeFrame =
+      type === 'response.created'
+        ? { dialect: 'openai-responses', event: type, data: msg.data, parsed, through: undefined, kept: this.echoed.span }
+        : { dialect: 'openai-responses', event: type, data: msg.data, parsed, through: kept === undefined ? undefined : 'frame', kept };
     handler(this.s, parsed, native, out);
     return out;
   }

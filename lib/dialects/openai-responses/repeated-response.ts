@@ -20,7 +20,7 @@ const isDigit = (c: number): boolean => c >= 0x30 && c <= 0x39;
  * where the sequence number that begins at `from` ends: 0, or 1 to 15 digits without a leading zero
  * (exact in a double) and no digit after them; else -1
  */
-function numberEnd(data: string, from: number): number {
+export function numberEnd(data: string, from: number): number {
   const first = data.charCodeAt(from);
   let i = from + 1;
   if (first !== 0x30) {

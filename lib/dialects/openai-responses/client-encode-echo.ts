@@ -1,0 +1,57 @@
+// The request's members as a Responses client's Response echoes them (client-encode-writer.ts):
+// each value's JSON text, and the instructions' text reused from a Responses upstream's
+// `response.created` when it is the very text JSON.stringify writes for them.
+import type { JsonValue, NativeFrame } from '../../chunks.js';
+import { isObject } from '../../json/values.js';
+
+/**
+ * `tools` as echoed: a function tool in its normalised form (`description`, `parameters` and
+ * `strict` always present; a missing `strict` reads false, as the gateway sends it upstream), other
+ * tools as given.
+ */
+export function echoedTools(tools: JsonValue | undefined): JsonValue[] {
+  if (!Array.isArray(tools)) return [];
+  return tools.map((t) => {
+    if (typeof t !== 'object' || t === null || Array.isArray(t) || t.type !== 'function') return t;
+    return { ...t, description: t.description ?? null, parameters: t.parameters ?? null, strict: t.strict ?? false };
+  });
+}
+
+/**
+ * JSON.stringify(v) of a member's value (every member of `response()` has one: none is undefined);
+ * the members are written into templates one by one, which costs less than JSON.stringify of an
+ * object of them (about 1.0 against 1.6 µs for the request's runs, Node 20)
+ */
+export function jsonOf(v: JsonValue): string {
+  switch (typeof v) {
+    case 'boolean':
+      return v ? 'true' : 'false';
+    case 'number':
+      return Number.isFinite(v) ? String(v) : 'null'; // JSON.stringify's own rule
+    default:
+      return v === null ? 'null' : JSON.stringify(v);
+  }
+}
+
+/**
+ * In a JSON string that decodes to a value, what JSON.stringify of that value would not write: a
+ * `\/` or `\u` escape (it writes `\"`, `\\`, `\b`, `\f`, `\n`, `\r`, `\t` and `\u00xx` for the other
+ * control characters, which a JSON text cannot hold raw), or a surrogate (it escapes a lone one; a
+ * pair is let through to JSON.stringify too). Without these, the text is JSON.stringify's.
+ */
+const NOT_STRINGIFIED = /\\[u/]|[\ud800-\udfff]/;
+
+/**
+ * The instructions `value` as JSON text, taken from the `response.created` frame of a Responses
+ * upstream when it echoed that very value and wrote it as JSON.stringify does (its decoder keeps
+ * where the text lies: events.ts, echoed-instructions.ts); else undefined. About 3 µs instead of
+ * 13 µs for Codex's 12.5 KB of instructions.
+ */
+export function upstreamInstructionsJson(created: NativeFrame | undefined, value: JsonValue | undefined): string | undefined {
+  if (typeof value !== 'string' || created === undefined || created.dialect !== 'openai-responses' || created.event !== 'response.created') return undefined;
+  const kept = created.kept;
+  const response = created.parsed.response;
+  if (kept === undefined || !isObject(response) || response.instructions !== value) return undefined;
+  const text = created.data.slice(kept[0], kept[1]);
+  return NOT_STRINGIFIED.test(text) ? undefined : text;
+}

@@ -1,0 +1,102 @@
+// OpenAI echoes the request's `instructions` and `tools` in every Response event: `response.created`,
+// `response.in_progress` (repeated-response.ts) and the terminal `response.completed` /
+// `response.incomplete`. An agent's instructions are 10 KB and more (Codex: about 12.5 KB) and its
+// tools several KB; reading them again in the terminal frame costs more than the rest of it. So the
+// texts created wrote for them are kept, and a terminal frame that has those very texts in their
+// places is read with `null` and `[]` there instead, its instructions and tools then being created's
+// values: the texts are compared, not parsed again.
+//
+// Why that is exactly as strict as parsing the whole frame:
+// - each kept text is a JSON value that decodes to created's value at the same depth (the
+//   Response's member): created was read by its layout (frame-layouts.ts; its instructions text is
+//   then found as below) or strictly with where its Response's members lie (response-frame.ts);
+// - the terminal frame with the placeholders is then read by its layout, in which `"instructions":`
+//   and `"tools":` each occur once, as the Response's keys (every key of those layouts is fixed, and
+//   a string's body holds no raw quote), or strictly, its Response's `instructions` and `tools`
+//   found to lie just where the placeholders do;
+// - so the frame as it came is that frame with one valid value text for another in those members:
+//   valid, with the same members, these two being created's.
+// The gateway's own echo may reuse created's instructions text too (client-encode-echo.ts).
+import type { JsonObject, JsonValue } from '../../chunks.js';
+import { recogniseEvent } from './frame-layouts.js';
+import { parseResponseFrame, type ResponseFrame } from './response-frame.js';
+
+const INSTRUCTIONS = '"instructions":';
+const TOOLS = '"tools":';
+const AFTER_INSTRUCTIONS = '","max_output_tokens":';
+
+interface Known {
+  text: string;
+  value: JsonValue;
+}
+
+const same = (r: [number, number] | undefined, at: number, length: number): boolean => r !== undefined && r[0] === at && r[1] === at + length;
+
+/** One stream's echoed request members, as created wrote them. */
+export class EchoedRequest {
+  private instructions: Known | undefined = undefined;
+  private tools: Known | undefined = undefined;
+  /** where created's instructions text lies in its data (for the writer) */
+  span: [number, number] | undefined = undefined;
+
+  /** A `response.created` frame that its layout recognised (`parsed`): its tools are `[]`. */
+  createdByLayout(data: string, parsed: JsonObject): void {
+    const value = (parsed.response as JsonObject).instructions;
+    if (typeof value !== 'string') return;
+    const from = data.indexOf(INSTRUCTIONS) + INSTRUCTIONS.length;
+    // the string's closing quote: the last `","max_output_tokens":`, as the first after it (see above)
+    const to = data.lastIndexOf(AFTER_INSTRUCTIONS) + 1;
+    if (from < INSTRUCTIONS.length || to <= from) return;
+    this.instructions = { text: data.slice(from, to), value };
+    this.span = [from, to];
+  }
+
+  /** A `response.created` frame read strictly with its members' places (response-frame.ts). */
+  createdParsed(data: string, frame: ResponseFrame): void {
+    const response = frame.parsed.response as JsonObject;
+    const at = frame.members.get('instructions');
+    if (typeof response.instructions === 'string' && at !== undefined) {
+      this.instructions = { text: data.slice(at[0], at[1]), value: response.instructions };
+      this.span = at;
+    }
+    const tools = frame.members.get('tools');
+    if (Array.isArray(response.tools) && response.tools.length > 0 && tools !== undefined) this.tools = { text: data.slice(tools[0], tools[1]), value: response.tools };
+  }
+
+  /**
+   * A terminal Response frame (`response.completed` / `response.incomplete`) with created's texts in
+   * its instructions' and tools' places, read with placeholders there; null when it has not those
+   * texts there or is not read that way (the caller then takes the usual path).
+   */
+  terminal(type: string, data: string): JsonObject | null {
+    const instructions = this.instructions;
+    const tools = this.tools;
+    if (instructions === undefined && tools === undefined) return null;
+    let text = data;
+    let at = -1;
+    if (instructions !== undefined) {
+      at = data.indexOf(INSTRUCTIONS) + INSTRUCTIONS.length;
+      if (at < INSTRUCTIONS.length || data.slice(at, at + instructions.text.length) !== instructions.text) return null;
+      text = `${data.slice(0, at)}null${data.slice(at + instructions.text.length)}`;
+    }
+    let toolsAt = -1;
+    if (tools !== undefined) {
+      toolsAt = text.lastIndexOf(TOOLS) + TOOLS.length;
+      // after the instructions' placeholder, so that its place holds
+      if (toolsAt <= at + 4 || text.slice(toolsAt, toolsAt + tools.text.length) !== tools.text) return null;
+      text = `${text.slice(0, toolsAt)}[]${text.slice(toolsAt + tools.text.length)}`;
+    }
+    let parsed = recogniseEvent(type, text)?.parsed ?? null;
+    if (parsed === null) {
+      const frame = parseResponseFrame(type, text);
+      if (frame === null) return null;
+      if (instructions !== undefined && !same(frame.members.get('instructions'), at, 4)) return null;
+      if (tools !== undefined && !same(frame.members.get('tools'), toolsAt, 2)) return null;
+      parsed = frame.parsed;
+    }
+    const response = parsed.response as JsonObject;
+    if (instructions !== undefined) response.instructions = instructions.value;
+    if (tools !== undefined) response.tools = tools.value;
+    return parsed;
+  }
+}
