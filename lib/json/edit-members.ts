@@ -7,6 +7,7 @@
 // nothing to remove) or an equal primitive; anything else is written out with JSON.stringify.
 import type { JsonObject } from '../chunks.js';
 import { isAscii } from 'node:buffer';
+import { byStart } from './edit-order.js';
 import { toByteOffsets, type RawJson } from './splice.js';
 
 interface Edit {
@@ -102,7 +103,7 @@ export function editedBody(raw: RawJson, client: JsonObject, body: JsonObject): 
     if (bytes[close - 1] !== 0x7d /* } */) return null;
     edits.push({ start: close - 1, end: close - 1, text: added });
   }
-  edits.sort((a, b) => a.start - b.start);
+  byStart(edits);
   const parts: Buffer[] = [];
   let at = 0;
   for (const e of edits) {
