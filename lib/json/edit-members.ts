@@ -8,7 +8,7 @@
 import type { JsonObject } from '../chunks.js';
 import { isAscii } from 'node:buffer';
 import { byStart } from './edit-order.js';
-import { toByteOffsets, type RawJson } from './splice.js';
+import { rangeOf, toByteOffsets, type RawJson } from './splice.js';
 
 interface Edit {
   start: number;
@@ -78,7 +78,7 @@ export function editedBody(raw: RawJson, client: JsonObject, body: JsonObject): 
     kept++;
     const value = body[key]!;
     if (value === client[key]) continue;
-    const range = raw.members.get(key);
+    const range = rangeOf(raw, key);
     if (range === undefined) return null;
     edits.push({ start: range[0], end: range[1], text: JSON.stringify(value) });
   }
@@ -87,7 +87,7 @@ export function editedBody(raw: RawJson, client: JsonObject, body: JsonObject): 
   if (kept === 0) return null; // no member left to hang the others on: serialise
   const ranges: { start: number; end: number }[] = [];
   for (const key of removed) {
-    const range = raw.members.get(key);
+    const range = rangeOf(raw, key);
     if (range === undefined) return null;
     ranges.push({ start: range[0], end: range[1] });
   }
