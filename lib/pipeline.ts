@@ -97,7 +97,7 @@ export async function runPipeline<O extends string | Buffer | ChainNote>(ctx: Re
   // a body that comes too slowly fails the chain with 408 (the chain reads the whole body before it
   // calls a provider, so this never cuts a response)
   const limits = ctx.config.connections;
-  const stopClock = watchBody(req, limits, (late) => body.fail(errors.bodyTooSlow(late.received, late.elapsedMs, limits.bodyGraceMs, limits.bodyMinBytesPerSecond)));
+  const clock = watchBody(req, limits, (late) => body.fail(errors.bodyTooSlow(late.received, late.elapsedMs, limits.bodyGraceMs, limits.bodyMinBytesPerSecond)));
   const sink = new ResponseSink(ctx, res, ctx.config.pingIntervalMs, keepaliveFrames[ctx.dialect] ?? null);
   const fused = runFused<string | Buffer>(stages, ctx, sink.note, body);
   // an abort (client gone, shutdown) ends a wait for more request body at once
@@ -115,7 +115,7 @@ export async function runPipeline<O extends string | Buffer | ChainNote>(ctx: Re
     error.providerWork = sink.providerWork;
   }
   signal.removeEventListener('abort', onAbort);
-  stopClock();
+  clock.stop();
   let outcome: Outcome = sink.outcome();
   if (error) {
     if (!sink.sent) {

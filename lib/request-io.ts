@@ -20,10 +20,12 @@ import { joinPieces } from './fused-chain.js';
 export class ChunkReader extends ChunkQueue {
   constructor(private readonly source: Readable) {
     super();
+    // plain listeners: 'end' and 'close' come once per request (a `once` wrapper per listener and
+    // its removal when it fires cost more than the listener)
     source.on('data', this.onData);
-    source.once('end', this.onEnd);
+    source.on('end', this.onEnd);
     source.on('error', this.onError); // kept after stopping: a late 'error' must never go unheard
-    source.once('close', this.onClose);
+    source.on('close', this.onClose);
   }
 
   private readonly onData = (chunk: Buffer): void => {

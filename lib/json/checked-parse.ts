@@ -13,7 +13,7 @@
 // Anything that fails a check, or that JSON.parse refuses, is parsed again by parseStrict, which
 // returns the same value or throws the exact JsonSyntaxError with path and byte offset.
 import type { JsonValue } from '../chunks.js';
-import { memberSpans } from './member-spans.js';
+import { memberRange, memberSpans } from './member-spans.js';
 import { DEFAULT_MAX_DEPTH, parseStrict } from './strict-parse.js';
 import type { RawJson } from './splice.js';
 
@@ -60,6 +60,19 @@ export class CheckedBody implements RawJson {
       this.text = null;
     }
     return this.ranges;
+  }
+
+  /**
+   * One member's range, as `members.get(key)`: before the ranges are found, by a scan that stops at
+   * that member (the body was parsed: no duplicate key), so an edit of an early member (a Chat JSON
+   * request's `stream`) does not scan the whole conversation.
+   */
+  range(key: string): [number, number] | undefined {
+    if (this.ranges === undefined && this.text !== null) {
+      const found = memberRange(this.text, key);
+      if (found !== null) return found;
+    }
+    return this.members.get(key);
   }
 }
 

@@ -7,7 +7,8 @@
 // nothing to remove) or an equal primitive; anything else is written out with JSON.stringify.
 import type { JsonObject } from '../chunks.js';
 import { isAscii } from 'node:buffer';
-import { toByteOffsets, type RawJson } from './splice.js';
+import { byStart } from './edit-order.js';
+import { rangeOf, toByteOffsets, type RawJson } from './splice.js';
 
 interface Edit {
   start: number;
@@ -77,7 +78,7 @@ export function editedBody(raw: RawJson, client: JsonObject, body: JsonObject): 
     kept++;
     const value = body[key]!;
     if (value === client[key]) continue;
-    const range = raw.members.get(key);
+    const range = rangeOf(raw, key);
     if (range === undefined) return null;
     edits.push({ start: range[0], end: range[1], text: JSON.stringify(value) });
   }
@@ -86,7 +87,7 @@ export function editedBody(raw: RawJson, client: JsonObject, body: JsonObject): 
   if (kept === 0) return null; // no member left to hang the others on: serialise
   const ranges: { start: number; end: number }[] = [];
   for (const key of removed) {
-    const range = raw.members.get(key);
+    const range = rangeOf(raw, key);
     if (range === undefined) return null;
     ranges.push({ start: range[0], end: range[1] });
   }
@@ -102,7 +103,7 @@ export function editedBody(raw: RawJson, client: JsonObject, body: JsonObject): 
     if (bytes[close - 1] !== 0x7d /* } */) return null;
     edits.push({ start: close - 1, end: close - 1, text: added });
   }
-  edits.sort((a, b) => a.start - b.start);
+  byStart(edits);
   const parts: Buffer[] = [];
   let at = 0;
   for (const e of edits) {

@@ -2,6 +2,7 @@
 // goes to the client as the upstream's text with the gateway's own members written in whole
 // (`"key":value`), replacing the upstream's member of that name or added before the object's end.
 // Used by each dialect's JSON pass-through (lib/dialects/*/through-json.ts).
+import { byStart } from './edit-order.js';
 import type { MemberSpans } from './member-spans.js';
 
 interface Edit {
@@ -28,8 +29,7 @@ export class MemberEdits {
 
   /** `text` with the edits made, from the object's `{` on (what precedes it, spacing, is dropped) and up to its `}`. */
   apply(text: string, top: MemberSpans): string {
-    // insertions at one place keep the order they were made in (a stable sort)
-    const edits = this.edits.sort((a, b) => a.start - b.start);
+    const edits = byStart(this.edits);
     let out = '';
     let at = text.indexOf('{');
     for (const e of edits) {
@@ -39,3 +39,4 @@ export class MemberEdits {
     return out + text.slice(at, top.close + 1);
   }
 }
+

@@ -124,6 +124,37 @@ export function memberSpans(text: string, from = 0, path: readonly string[] = []
   }
 }
 
+/**
+ * Where the value of the top-level member `key` of the JSON object `text` lies ([start, end), in
+ * UTF-16 units), scanning only up to it: for text already parsed and known to hold no duplicate key
+ * (a checked request body), so the first match is the member. A native request that edits one early
+ * member (a Chat JSON body's `stream`) then walks a few members, not the whole conversation.
+ * undefined when there is no such member; null on anything unexpected (the caller scans it all).
+ */
+export function memberRange(text: string, key: string): [number, number] | undefined | null {
+  let at = skipSpace(text, 0);
+  if (text.charCodeAt(at) !== 0x7b) return null;
+  at = skipSpace(text, at + 1);
+  if (text.charCodeAt(at) === 0x7d) return undefined;
+  for (;;) {
+    if (text.charCodeAt(at) !== 0x22) return null;
+    const keyEnd = stringEnd(text, at);
+    if (keyEnd < 0) return null;
+    const match = escaped(text, at + 1, keyEnd - 1) ? JSON.parse(text.slice(at, keyEnd)) === key : keyEnd - at - 2 === key.length && text.startsWith(key, at + 1);
+    at = skipSpace(text, keyEnd);
+    if (text.charCodeAt(at) !== 0x3a) return null;
+    const start = skipSpace(text, at + 1);
+    const end = valueEnd(text, start);
+    if (end < 0) return null;
+    if (match) return [start, end];
+    at = skipSpace(text, end);
+    const c = text.charCodeAt(at);
+    if (c === 0x7d) return undefined;
+    if (c !== 0x2c) return null;
+    at = skipSpace(text, at + 1);
+  }
+}
+
 /** A step of a path: an object's key, or an array's index. */
 export type PathStep = string | number;
 

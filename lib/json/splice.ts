@@ -8,6 +8,13 @@ import { isAscii } from 'node:buffer';
 export interface RawJson {
   bytes: Buffer;
   members: Map<string, [number, number]>;
+  /** one member's range (as `members.get`), when it can be found without finding them all */
+  range?(key: string): [number, number] | undefined;
+}
+
+/** Where the value of top-level member `key` lies in `raw` (as `raw.members.get(key)`). */
+export function rangeOf(raw: RawJson, key: string): [number, number] | undefined {
+  return raw.range !== undefined ? raw.range(key) : raw.members.get(key);
 }
 
 /**
@@ -17,7 +24,7 @@ export interface RawJson {
 export function spliceTopLevel(raw: RawJson, replace: Readonly<Record<string, string>>): Buffer | null {
   const edits: { start: number; end: number; text: string }[] = [];
   for (const key in replace) {
-    const range = raw.members.get(key);
+    const range = rangeOf(raw, key);
     if (range === undefined) return null;
     edits.push({ start: range[0], end: range[1], text: replace[key]! });
   }

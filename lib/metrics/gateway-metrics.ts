@@ -47,7 +47,8 @@ interface ModelCells {
 }
 
 export class GatewayMetrics {
-  private readonly byModel = new Map<string, ModelCells>();
+  /** by endpoint, then model: two lookups by strings the process already holds (hashed once), no key joined per request */
+  private readonly byModel = new Map<string, Map<string, ModelCells>>();
   private readonly requests = new Counter('gateway_requests_total', 'Requests answered, by endpoint, served model and the HTTP status the client saw.', ['endpoint', 'model', 'status']);
   private readonly duration = new Histogram('gateway_request_duration_seconds', 'Time from the request head to the end of its answer.', ['endpoint', 'model'], DURATION_BOUNDS);
   private readonly upstream = new Histogram(
@@ -87,11 +88,12 @@ export class GatewayMetrics {
   }
 
   private cellsOf(endpoint: string, model: string): ModelCells {
-    const key = `${endpoint}\u0001${model}`;
-    let cells = this.byModel.get(key);
+    let models = this.byModel.get(endpoint);
+    if (models === undefined) this.byModel.set(endpoint, (models = new Map()));
+    let cells = models.get(model);
     if (cells === undefined) {
       cells = { labels: [endpoint, model], tokens: [undefined, undefined, undefined, undefined], requests: new Map(), cost: new Map() };
-      this.byModel.set(key, cells);
+      models.set(model, cells);
     }
     return cells;
   }

@@ -91,13 +91,17 @@ function upstreamMessages(messages: JsonValue | undefined): JsonValue | undefine
 }
 
 const DROPPED_SET: ReadonlySet<string> = new Set(DROPPED);
+/** Left out besides, per request: `stream` of a request that does not stream, the tool members of one without tools. */
+const TOOL_MEMBERS = ['tools', 'tool_choice', 'parallel_tool_calls'];
+const LEFT_OUT: readonly ReadonlySet<string>[] = [new Set(), new Set(['stream']), new Set(TOOL_MEMBERS), new Set(['stream', ...TOOL_MEMBERS])];
 
 /**
  * The client's members that go upstream, in their order, with `model` set (added last when
- * missing), the DROPPED ones and nulls ("not given") left out. Copied one by one: a copy with
- * members deleted is a dictionary-mode object, slower to build and to walk (edit-members.ts).
+ * missing), the DROPPED ones, those in `leftOut` and nulls ("not given") left out. Copied one by
+ * one: a copy with members deleted is a dictionary-mode object, slower to build and to walk
+ * (edit-members.ts).
  */
-function keptMembers(src: JsonObject, model: string): JsonObject {
+function keptMembers(src: JsonObject, model: string, leftOut: ReadonlySet<string>): JsonObject {
   const body: JsonObject = {};
   let named = false;
   for (const key in src) {
@@ -107,7 +111,7 @@ function keptMembers(src: JsonObject, model: string): JsonObject {
       continue;
     }
     const value = src[key]!;
-    if (value === null || DROPPED_SET.has(key)) continue;
+    if (value === null || DROPPED_SET.has(key) || leftOut.has(key)) continue;
     // an own `__proto__` member (the strict parser keeps one as data) is data here too, never the prototype
     if (key === '__proto__') Object.defineProperty(body, key, { value, writable: true, enumerable: true, configurable: true });
     else body[key] = value;
@@ -120,7 +124,8 @@ function keptMembers(src: JsonObject, model: string): JsonObject {
 function chatUpstreamBody(routed: RoutedRequest, deployment: Deployment): JsonObject {
   const req = routed.request;
   const src = req.body;
-  const body = keptMembers(src, deployment.upstreamModel);
+  const noTools = !Array.isArray(src.tools) || src.tools.length === 0;
+  const body = keptMembers(src, deployment.upstreamModel, LEFT_OUT[(req.stream ? 0 : 1) + (noTools ? 2 : 0)]!);
   if (routed.maxTokens !== null) body.max_completion_tokens = routed.maxTokens;
 
   // a model that does not reason rejects the parameter, even `none`
@@ -132,13 +137,6 @@ function chatUpstreamBody(routed: RoutedRequest, deployment: Deployment): JsonOb
     const options = src.stream_options;
     // the client's own object when it already asks for usage: its bytes then go upstream unedited
     body.stream_options = !isObject(options) ? { include_usage: true } : options.include_usage === true ? options : copyWith(options, 'include_usage', true);
-  } else {
-    delete body.stream;
-  }
-  if (!Array.isArray(src.tools) || src.tools.length === 0) {
-    delete body.tools;
-    delete body.tool_choice;
-    delete body.parallel_tool_calls;
   }
   body.messages = withoutClientFields(upstreamMessages(src.messages)) ?? [];
   return body;
