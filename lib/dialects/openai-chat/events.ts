@@ -101,9 +101,8 @@ export class ChatStreamDecoder implements UpstreamDecoder, ToolHost {
     // most frames: more text for the open text block (no finish yet), its one event in an array of
     // that size (an empty array grows to 17 slots at its first push)
     if (text !== '' && this.stop === undefined && this.openIndex !== -1 && this.tools?.live === undefined && !this.openThinking) {
-      const out: CanonicalEvent[] = [{ type: 'text-delta', index: this.openIndex, text, native }];
-      this.through.mark(native, out, true);
-      return out;
+      this.through.markText(native, this.openIndex);
+      return [{ type: 'text-delta', index: this.openIndex, text, native }];
     }
     const out: CanonicalEvent[] = [];
     if (text !== '') {

@@ -117,6 +117,11 @@ export class ThroughRule {
     native.through = delta !== undefined ? 'usage' : 'frame';
   }
 
+  /** mark() of a content frame in its recognised layout, not the first, whose one event is a text delta for block `index` */
+  markText(native: NativeFrame, index: number): void {
+    if (this.text.has(index)) native.through = 'frame';
+  }
+
   /** [DONE] goes through when the frame with message-delta did (the re-encoder writes the usage chunk otherwise). */
   markDone(native: NativeFrame): void {
     if (this.ended) native.through = 'frame';
