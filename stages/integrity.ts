@@ -248,6 +248,13 @@ class IntegrityStage extends State implements Stage<CanonicalEvent, CanonicalEve
   }
 
   step(ev: CanonicalEvent, ctx: RequestContext): (CanonicalEvent | UsageNote | FailedNote)[] | undefined {
+    if (ev.type === 'text-delta') {
+      // most of a stream: text for the open text block, inside the message, nothing held back; what
+      // CHECKS['text-delta'] (deltaBlock) would find, tested directly. Anything else takes the
+      // general path below, which throws or drops as before.
+      const block = this.blocks[ev.index];
+      if (block !== undefined && block.open && block.kind === 'text' && this.cut === undefined && (this.phase === 'blocks' || this.phase === 'ending')) return [ev];
+    }
     if (this.phase === 'errored') {
       // an upstream error is terminal: nothing after it reaches the client
       ctx.log.warn({ event: ev.type }, 'integrity: event after an upstream error dropped');

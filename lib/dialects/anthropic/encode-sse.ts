@@ -10,6 +10,7 @@ import type { GatewayError } from '../../errors.js';
 import type { Sealer } from '../../search/seal.js';
 import { BlockOrder } from './block-order.js';
 import { anthropicErrorBody } from './errors.js';
+import { TextDeltaChunk } from './text-delta.js';
 import { sealedCitation, webSearchBlocks } from './web-search.js';
 import {
   PRIVATE_ENVELOPE_KEYS,
@@ -39,6 +40,8 @@ export interface AnthropicSseOptions {
   /** seals web-search blocks and citations the gateway made (web-search.ts) */
   sealer?: Sealer | undefined;
 }
+
+const TEXT_DELTA_HEAD = 'event: content_block_delta\ndata: ';
 
 function frame(event: string, data: string): string {
   return 'event: ' + event + '\ndata: ' + data + '\n\n';
@@ -82,6 +85,8 @@ export class AnthropicSseEncoder {
     if (native !== undefined && native.dialect === 'anthropic') {
       if (ev.type === 'message-start') return this.nativeStart(native.parsed, native.data, native.modelSpan);
       if (ev.type === 'message-delta') return this.nativeDelta(native.parsed, native.data);
+      // most of a stream: a text delta in its recognised layout (its head a constant: two strings joined, not four)
+      if (native instanceof TextDeltaChunk) return TEXT_DELTA_HEAD + native.data + '\n\n';
       return frame(native.event, native.data);
     }
     return this.translate(ev);

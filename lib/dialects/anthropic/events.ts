@@ -5,7 +5,7 @@
 import type { CanonicalEvent, JsonObject, NativeFrame } from '../../chunks.js';
 import { errorFromAnthropic } from './errors.js';
 import { recogniseLayout } from './frame-layouts.js';
-import { parseTextDeltaFrame } from './text-delta.js';
+import { readTextDelta } from './text-delta.js';
 import {
   blockFromWire,
   fullUsageFromWire,
@@ -107,8 +107,8 @@ export function decodeAnthropicSse(msg: SseMessage): CanonicalEvent[] {
   }
   if (event === 'content_block_delta') {
     // most of a stream: in its recognised layout the index and the text are checked already
-    const text = parseTextDeltaFrame(msg.data);
-    if (text !== null) return [{ type: 'text-delta', index: text.index, text: text.delta.text, native: { dialect: 'anthropic', event, data: msg.data, parsed: text as unknown as JsonObject } }];
+    const text = readTextDelta(msg.data);
+    if (text !== null) return [{ type: 'text-delta', index: text.index, text: text.text, native: text }];
   }
   const layout = recogniseLayout(event, msg.data);
   const parsed = layout?.parsed ?? parseObject(msg.data, `${event} data`);

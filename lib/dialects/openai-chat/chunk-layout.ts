@@ -10,7 +10,7 @@
 // the strict parser would build (same keys, same order, same values). Anything else, a near miss
 // included, returns null and takes the general path. The span of the `model` value comes with it,
 // so a same-dialect client's copy can get its model name without re-serialising the frame.
-import type { JsonObject } from '../../chunks.js';
+import type { JsonObject, NativeFrame } from '../../chunks.js';
 
 /**
  * a JSON string's body: characters other than a quote, a backslash or a control character, and valid
@@ -42,12 +42,13 @@ const FINGERPRINT = '"system_fingerprint":"",'.length;
 const FINGERPRINT_NULL = '"system_fingerprint":null,'.length;
 const CONTENT_AT = '"choices":[{"index":0,"delta":{"content":"'.length;
 
+/** A content frame in its recognised layout (ContentChunk). */
 export interface ChunkLayout {
-  parsed: JsonObject;
+  readonly parsed: JsonObject;
   /** where the `model` value (with its quotes) lies in the frame */
-  modelSpan: [number, number];
+  readonly modelSpan: [number, number];
   /** the delta's content (as in `parsed`) */
-  content: string;
+  readonly content: string;
 }
 
 function text(raw: string): string {
@@ -56,7 +57,7 @@ function text(raw: string): string {
 }
 
 /** The members before `choices` of a recognised frame, decoded, and the text they were read from. */
-interface Head {
+export interface ChunkHead {
   /** the frame's text up to its content string's opening quote */
   prefix: string;
   id: string;
@@ -74,7 +75,7 @@ interface Head {
  * `obfuscation`) are one literal each: all members in the object itself, not added one by one
  * (which grows a separate property store per frame).
  */
-function build(h: Head, content: string, logprobs: boolean, usage: boolean, obfuscation: string | undefined): JsonObject {
+function build(h: ChunkHead, content: string, logprobs: boolean, usage: boolean, obfuscation: string | undefined): JsonObject {
   const choice: JsonObject = logprobs ? { index: 0, delta: { content }, logprobs: null, finish_reason: null } : { index: 0, delta: { content }, finish_reason: null };
   const choices = [choice];
   if (usage && h.tier !== undefined && h.fingerprint !== undefined) {
@@ -91,8 +92,43 @@ function build(h: Head, content: string, logprobs: boolean, usage: boolean, obfu
   return parsed;
 }
 
-/** The frame in full: its head and the recognised chunk, or null. */
-function readFrame(data: string): [Head, ChunkLayout] | null {
+/**
+ * A recognised content frame: what it says, and the native frame of its events (lib/chunks.ts) in
+ * one object. The object the strict parser builds (`parsed`) is built the first time it is read:
+ * a stream's content frames go through to a Chat client, or are translated, from `content` and the
+ * head alone, so most are never asked for it (four objects a frame fewer). Nothing reads it from a
+ * copy: a spread copy (replay's re-encoding) has no `parsed` and is re-encoded from its events.
+ */
+export class ContentChunk implements NativeFrame, ChunkLayout {
+  readonly dialect = 'openai-chat' as const;
+  readonly event = 'chunk';
+  readonly modelSpan: [number, number];
+  through: 'frame' | 'usage' | undefined = undefined;
+  private built: JsonObject | undefined = undefined;
+
+  constructor(
+    readonly data: string,
+    readonly head: ChunkHead,
+    readonly content: string,
+    private readonly withLogprobs: boolean,
+    private readonly withUsage: boolean,
+    private readonly obfuscation: string | undefined,
+  ) {
+    this.modelSpan = head.modelSpan;
+  }
+
+  get parsed(): JsonObject {
+    return (this.built ??= build(this.head, this.content, this.withLogprobs, this.withUsage, this.obfuscation));
+  }
+
+  /** the top-level `model` value (as in `parsed`) */
+  get model(): string {
+    return this.head.model;
+  }
+}
+
+/** The frame in full, or null. */
+function readFrame(data: string): ContentChunk | null {
   if (data.length > MAX_FRAME) return null;
   const m = FRAME.exec(data);
   if (m === null) return null;
@@ -108,7 +144,7 @@ function readFrame(data: string): [Head, ChunkLayout] | null {
   const prefixLength =
     modelSpan[1] + 1 + (tier === undefined ? 0 : TIER + tier.length) +
     (fingerprint !== undefined ? FINGERPRINT + fingerprint.length : fingerprintNull !== undefined ? FINGERPRINT_NULL : 0) + CONTENT_AT;
-  const head: Head = {
+  const head: ChunkHead = {
     prefix: data.slice(0, prefixLength),
     id: text(id),
     created: Number(created),
@@ -117,13 +153,11 @@ function readFrame(data: string): [Head, ChunkLayout] | null {
     fingerprint: fingerprint !== undefined ? text(fingerprint) : fingerprintNull !== undefined ? null : undefined,
     modelSpan,
   };
-  const content = text(m[7]!);
-  const parsed = build(head, content, m[8] !== undefined, m[9] !== undefined, obfuscation === undefined ? undefined : text(obfuscation));
-  return [head, { parsed, modelSpan, content }];
+  return new ContentChunk(data, head, text(m[7]!), m[8] !== undefined, m[9] !== undefined, obfuscation === undefined ? undefined : text(obfuscation));
 }
 
-export function parseChunkLayout(data: string): ChunkLayout | null {
-  return readFrame(data)?.[1] ?? null;
+export function parseChunkLayout(data: string): ContentChunk | null {
+  return readFrame(data);
 }
 
 /**
@@ -136,9 +170,9 @@ export function parseChunkLayout(data: string): ChunkLayout | null {
  * matches TAIL; anything else takes the whole expression (and then the general path), as before.
  */
 export class ChunkLayoutReader {
-  private head: Head | undefined = undefined;
+  private head: ChunkHead | undefined = undefined;
 
-  read(data: string): ChunkLayout | null {
+  read(data: string): ContentChunk | null {
     const h = this.head;
     // (a slice compared is several times faster than startsWith on the sliced strings a stream's frames are)
     if (h !== undefined && data.length <= MAX_FRAME && data.slice(0, h.prefix.length) === h.prefix) {
@@ -146,13 +180,12 @@ export class ChunkLayoutReader {
       const m = TAIL.exec(data);
       if (m !== null) {
         const obfuscation = m[4];
-        const content = text(m[1]!);
-        return { parsed: build(h, content, m[2] !== undefined, m[3] !== undefined, obfuscation === undefined ? undefined : text(obfuscation)), modelSpan: h.modelSpan, content };
+        return new ContentChunk(data, h, text(m[1]!), m[2] !== undefined, m[3] !== undefined, obfuscation === undefined ? undefined : text(obfuscation));
       }
     }
     const r = readFrame(data);
     if (r === null) return null;
-    this.head = r[0];
-    return r[1];
+    this.head = r.head;
+    return r;
   }
 }

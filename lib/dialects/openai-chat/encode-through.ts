@@ -13,6 +13,7 @@
 // null`, `usage: null` on every chunk, Azure's filter results) is the upstream's.
 import type { JsonObject, NativeFrame } from '../../chunks.js';
 import { copyWith } from '../../json/copy-with.js';
+import { ContentChunk } from './chunk-layout.js';
 
 const DONE = 'data: [DONE]\n\n';
 
@@ -34,7 +35,7 @@ export function throughFrame(native: NativeFrame, changes: ThroughChanges): stri
   if (usage !== undefined && span !== undefined && usageSpan !== undefined) return throughUsage(native, changes, usage, span, usageSpan);
   if (usage === undefined && span !== undefined) {
     // a recognised layout (chunk-layout.ts, frame-layouts.ts): no whitespace, no `gateway` member, ends with `}`
-    const data = native.parsed.model === changes.model ? native.data : `${native.data.slice(0, span[0])}${changes.modelJson}${native.data.slice(span[1])}`;
+    const data = upstreamModel(native) === changes.model ? native.data : `${native.data.slice(0, span[0])}${changes.modelJson}${native.data.slice(span[1])}`;
     return gateway === undefined ? `data: ${data}\n\n` : `data: ${data.slice(0, -1)},"gateway":${JSON.stringify(gateway)}}\n\n`;
   }
   if (gateway === undefined && usage === undefined && native.parsed.model === changes.model) return `data: ${native.data}\n\n`;
@@ -42,6 +43,11 @@ export function throughFrame(native: NativeFrame, changes: ThroughChanges): stri
   if (usage !== undefined) out.usage = usage;
   if (gateway !== undefined) out.gateway = gateway;
   return `data: ${JSON.stringify(out)}\n\n`;
+}
+
+/** The frame's top-level `model`, without building a recognised content frame's object. */
+function upstreamModel(native: NativeFrame): unknown {
+  return native instanceof ContentChunk ? native.model : native.parsed.model;
 }
 
 /** A recognised usage chunk (no whitespace, no `gateway` member, ends with `}`): the model and the usage spliced in, `gateway` appended. */
@@ -54,6 +60,7 @@ function throughUsage(native: NativeFrame, changes: ThroughChanges, usage: JsonO
 
 /** The frame carries a finish_reason (so the re-encoder must not write one again). */
 export function carriesFinish(native: NativeFrame): boolean {
+  if (native instanceof ContentChunk) return false; // a content frame in its recognised layout: finish_reason null
   const choices = native.parsed.choices;
   if (!Array.isArray(choices)) return false;
   const choice = choices[0];

@@ -22,7 +22,7 @@
 import { emptyUsage, type CanonicalEvent, type JsonObject, type NativeFrame, type StopReason, type Usage } from '../../chunks.js';
 import type { UpstreamDecoder } from '../dialect.js';
 import { CHAT_REASONING_SIGNATURE } from '../../translate/reasoning-state.js';
-import { ChunkLayoutReader, type ChunkLayout } from './chunk-layout.js';
+import { ChunkLayoutReader, type ContentChunk } from './chunk-layout.js';
 import { recogniseChunk } from './frame-layouts.js';
 import { decodeChatCompletion } from './message.js';
 import { ThroughRule } from './through.js';
@@ -53,14 +53,17 @@ export class ChatStreamDecoder implements UpstreamDecoder, ToolHost {
     if (this.done) throw integrityError('a chunk arrived after [DONE]');
     if (msg.data === '[DONE]') return this.end(chatFrame('done', '[DONE]', {}), true);
     const content = this.contentLayout.read(msg.data);
-    if (content !== null && this.started) return this.content(content, msg.data);
+    if (content !== null && this.started) return this.content(content);
     const layout = content === null ? recogniseChunk(msg.data) : null;
     const parsed = content?.parsed ?? layout?.parsed ?? parseObject(msg.data, 'chat.completion.chunk');
-    const native = chatFrame('chunk', msg.data, parsed);
-    if (content !== null) native.modelSpan = content.modelSpan;
-    else if (layout !== null) {
-      native.modelSpan = layout.modelSpan;
-      if (layout.usageSpan !== undefined) native.usageSpan = layout.usageSpan;
+    let native: NativeFrame;
+    if (content !== null) native = content;
+    else {
+      native = chatFrame('chunk', msg.data, parsed);
+      if (layout !== null) {
+        native.modelSpan = layout.modelSpan;
+        if (layout.usageSpan !== undefined) native.usageSpan = layout.usageSpan;
+      }
     }
     if (isObject(parsed.error)) {
       this.done = true;
@@ -83,7 +86,7 @@ export class ChatStreamDecoder implements UpstreamDecoder, ToolHost {
       this.usage = usageFromWire(usage, 'chunk.usage');
     }
     if (this.stop !== undefined && this.usage !== undefined && !this.finished) this.finish(native, out);
-    this.through.mark(native, parsed, out, content !== null);
+    this.through.mark(native, out, content !== null);
     return out;
   }
 
@@ -91,18 +94,15 @@ export class ChatStreamDecoder implements UpstreamDecoder, ToolHost {
    * A content frame in its recognised layout (chunk-layout.ts) once the stream started: what `sse`
    * checks holds by construction (one choice at index 0, a delta of a string content, no
    * finish_reason, no usage, no error), so only what depends on the stream's state is done here,
-   * in the same order.
+   * in the same order. The frame is its events' native frame (its `parsed` object built only if read).
    */
-  private content(layout: ChunkLayout, data: string): CanonicalEvent[] {
-    const native = chatFrame('chunk', data, layout.parsed);
-    native.modelSpan = layout.modelSpan;
-    const text = layout.content;
+  private content(native: ContentChunk): CanonicalEvent[] {
+    const text = native.content;
     // most frames: more text for the open text block (no finish yet), its one event in an array of
     // that size (an empty array grows to 17 slots at its first push)
     if (text !== '' && this.stop === undefined && this.openIndex !== -1 && this.tools?.live === undefined && !this.openThinking) {
-      const out: CanonicalEvent[] = [{ type: 'text-delta', index: this.openIndex, text, native }];
-      this.through.mark(native, layout.parsed, out, true);
-      return out;
+      this.through.markText(native, this.openIndex);
+      return [{ type: 'text-delta', index: this.openIndex, text, native }];
     }
     const out: CanonicalEvent[] = [];
     if (text !== '') {
@@ -110,7 +110,7 @@ export class ChatStreamDecoder implements UpstreamDecoder, ToolHost {
       this.text(text, native, out);
     }
     if (this.stop !== undefined && this.usage !== undefined && !this.finished) this.finish(native, out);
-    this.through.mark(native, layout.parsed, out, true);
+    this.through.mark(native, out, true);
     return out;
   }
 

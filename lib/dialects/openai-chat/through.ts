@@ -62,8 +62,13 @@ export class ThroughRule {
   /** the frame with message-delta went through */
   private ended = false;
 
-  /** Marks `native` when the events it brought (`out`) may go to a Chat client as the frame itself. */
-  mark(native: NativeFrame, chunk: JsonObject, out: readonly CanonicalEvent[], contentLayout: boolean): void {
+  /**
+   * Marks `native` when the events it brought (`out`) may go to a Chat client as the frame itself.
+   * `contentLayout`: a content frame in its recognised layout (chunk-layout.ts), whose shape is plain
+   * by construction (one choice, a string content, no finish_reason, no usage): its object is read
+   * only as the first frame, which must also say the role.
+   */
+  mark(native: NativeFrame, out: readonly CanonicalEvent[], contentLayout: boolean): void {
     if (out.length === 0) return;
     let start = false;
     let delta: Extract<CanonicalEvent, { type: 'message-delta' }> | undefined;
@@ -88,9 +93,15 @@ export class ThroughRule {
           plain = false;
       }
     }
-    // a content frame in its recognised layout (`contentLayout`: chunk-layout.ts) has a plain shape by
-    // construction; as the first frame it lacks the role
-    if (!plain || ((!contentLayout || start) && !plainChunk(chunk, start, delta !== undefined))) return;
+    if (!plain) return;
+    if (contentLayout && !start) {
+      // its one choice has no finish_reason: the usage chunk a client reads has empty choices
+      // (decisions §3), so a frame with message-delta is re-encoded
+      if (delta === undefined) native.through = 'frame';
+      return;
+    }
+    const chunk = native.parsed;
+    if (!plainChunk(chunk, start, delta !== undefined)) return;
     const choice = Array.isArray(chunk.choices) ? chunk.choices[0] : undefined;
     // the usage chunk a client reads has empty choices (decisions §3): a finish with usage is re-encoded
     if (delta !== undefined && choice !== undefined) return;
@@ -104,6 +115,11 @@ export class ThroughRule {
       this.ended = true;
     }
     native.through = delta !== undefined ? 'usage' : 'frame';
+  }
+
+  /** mark() of a content frame in its recognised layout, not the first, whose one event is a text delta for block `index` */
+  markText(native: NativeFrame, index: number): void {
+    if (this.text.has(index)) native.through = 'frame';
   }
 
   /** [DONE] goes through when the frame with message-delta did (the re-encoder writes the usage chunk otherwise). */
