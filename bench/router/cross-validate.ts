@@ -8,7 +8,7 @@
 // GSM8K's dev split has 258 prompts: its figure moves by about ten points with the sample, while
 // train.jsonl's 813 give a steadier one. Reads train.jsonl only (fold = prompt index mod k).
 import { parseArgs } from 'node:util';
-import { decodeWeights, directSlots, encodeWeights8, PromptScorer, qualityOf, type QuantizedWeights } from '../../lib/router/weights.js';
+import { directSlots, int8Weights, PromptScorer, qualityOf, type QuantizedWeights } from '../../lib/router/weights.js';
 import { DATASETS, readSplit, strongest, readModels } from './data.js';
 import { fit, type FitItem } from './fit.js';
 import { always, pooledSaved, savedAt95, table, targetCurve, type PooledRun } from './metrics.js';
@@ -36,7 +36,7 @@ function main(): void {
     rows.forEach((r, d) => r.forEach((_, i) => { if (!inFold(d, i)) train.push(items[first[d]! + i]!); }));
     const result = fit(train, fitModels(models, priors), skills, SKILLS.length, options, subjects.length);
     // with --bits 8, the held-out prompts are scored with the int8 weights train.ts would write
-    const weights: Float32Array | QuantizedWeights = options.bits === 8 ? decodeWeights({ ...encodeWeights8(result.weights, result.heads), heads: result.heads } as never) : result.weights;
+    const weights: Float32Array | QuantizedWeights = options.bits === 8 ? int8Weights(result.weights, result.heads) : result.weights;
     const subjectHeads = result.heads - options.members * (1 + SKILLS.length + options.factors);
     const map = result.subjectMap === undefined ? {} : { map: Float64Array.from(result.subjectMap) };
     const scorer = new PromptScorer(skills, SKILLS.length, weights, result.heads, options.members, directSlots(options.direct), { classes: subjects.length, heads: subjectHeads, ...map });

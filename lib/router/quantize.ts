@@ -48,10 +48,16 @@ export function encodeWeights(w: Float32Array): { weights: string; scale: number
  * largest |weight| ÷ 127, so a head of small weights keeps its own resolution.
  */
 export function encodeWeights8(w: Float32Array, heads: number): { bits: 8; weights: string; scale: number; scales: number[] } {
+  const { q, scales } = int8Weights(w, heads);
+  return { bits: 8, weights: Buffer.from(q.buffer, q.byteOffset, q.byteLength).toString('base64'), scale: 1, scales: Array.from(scales) };
+}
+
+/** The int8 steps and per-head scales encodeWeights8 writes, as the scorer reads them (cross-validation scores with these). */
+export function int8Weights(w: Float32Array, heads: number): QuantizedWeights & { q: Int8Array; scales: Float64Array } {
   const max = new Float64Array(heads);
   for (let i = 0; i < w.length; i++) max[i % heads] = Math.max(max[i % heads]!, Math.abs(w[i]!));
-  // written as float32 values, so the file's number is the one the scorer multiplies by
-  const scales = Array.from(max, (m) => Math.fround(m === 0 ? 1 : m / 127));
+  // float32 values, so the number written in the file is the one the scorer multiplies by
+  const scales = Float64Array.from(max, (m) => Math.fround(m === 0 ? 1 : m / 127));
   const q = Int8Array.from(w, (x, i) => Math.round(x / scales[i % heads]!));
-  return { bits: 8, weights: Buffer.from(q.buffer, q.byteOffset, q.byteLength).toString('base64'), scale: 1, scales };
+  return { q, scale: 1, scales };
 }

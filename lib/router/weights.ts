@@ -8,7 +8,7 @@ import { Encoder, HASH_BITS, HASH_SIZE, STRUCTURAL } from './encoder.js';
 import type { QuantizedWeights } from './quantize.js';
 import type { QualityProfile, RouterInput } from './router-api.js';
 
-export { decodeWeights, encodeWeights, encodeWeights8, type QuantizedWeights } from './quantize.js';
+export { decodeWeights, encodeWeights, encodeWeights8, int8Weights, type QuantizedWeights } from './quantize.js';
 
 export const WEIGHTS_FORMAT = 'gateway-router-irt-v2';
 
