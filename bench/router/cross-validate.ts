@@ -8,12 +8,12 @@
 // GSM8K's dev split has 258 prompts: its figure moves by about ten points with the sample, while
 // train.jsonl's 813 give a steadier one. Reads train.jsonl only (fold = prompt index mod k).
 import { parseArgs } from 'node:util';
-import { directSlots, PromptScorer, qualityOf } from '../../lib/router/weights.js';
+import { directSlots, int8Weights, PromptScorer, qualityOf, type QuantizedWeights } from '../../lib/router/weights.js';
 import { DATASETS, readSplit, strongest, readModels } from './data.js';
 import { fit, type FitItem } from './fit.js';
 import { always, pooledSaved, savedAt95, table, targetCurve, type PooledRun } from './metrics.js';
 import { SKILLS } from './skill-labels.js';
-import { FIT_ARGS, fitModels, fitOptionsFrom, loadItems, skillNames } from './train.js';
+import { FIT_ARGS, fitModels, fitOptionsFrom, loadItems, skillNames, subjectClasses } from './train.js';
 
 const TARGETED = ['routellm-mmlu', 'routellm-gsm8k', 'llmrouter-dcrouter'];
 
@@ -23,9 +23,9 @@ function main(): void {
   const options = fitOptionsFrom(values);
   const models: string[] = [];
   const priors = new Map<string, number[]>();
-  const items = loadItems('train', models, priors, options.balance, options.smoothLength);
-  const skills = skillNames(options);
-  const heads = options.members * (1 + SKILLS.length + options.factors);
+  const subjects = subjectClasses(options);
+  const items = loadItems('train', models, priors, options.balance, options.smoothLength, subjects);
+  const skills = skillNames(options, subjects);
   // loadItems lists the datasets' prompts in order: dataset d's are [first[d], first[d] + n)
   const rows = DATASETS.map((d) => readSplit(d, 'train'));
   const first = rows.map((_, d) => rows.slice(0, d).reduce((a, r) => a + r.length, 0));
@@ -34,8 +34,12 @@ function main(): void {
     const inFold = (d: number, i: number): boolean => i % k === f;
     const train: FitItem[] = [];
     rows.forEach((r, d) => r.forEach((_, i) => { if (!inFold(d, i)) train.push(items[first[d]! + i]!); }));
-    const result = fit(train, fitModels(models, priors), skills, SKILLS.length, options);
-    const scorer = new PromptScorer(skills, SKILLS.length, result.weights, heads, options.members, directSlots(options.direct));
+    const result = fit(train, fitModels(models, priors), skills, SKILLS.length, options, subjects.length);
+    // with --bits 8, the held-out prompts are scored with the int8 weights train.ts would write
+    const weights: Float32Array | QuantizedWeights = options.bits === 8 ? int8Weights(result.weights, result.heads) : result.weights;
+    const subjectHeads = result.heads - options.members * (1 + SKILLS.length + options.factors);
+    const map = result.subjectMap === undefined ? {} : { map: Float64Array.from(result.subjectMap) };
+    const scorer = new PromptScorer(skills, SKILLS.length, weights, result.heads, options.members, directSlots(options.direct), { classes: subjects.length, heads: subjectHeads, ...map });
     rows.forEach((r, d) => {
       const dataModels = readModels(DATASETS[d]!);
       const profiles = dataModels.map((m) => result.profiles[models.indexOf(m.name)]!);

@@ -7,6 +7,7 @@ import { prng } from '../../lib/replay/chunking.js';
 import { Encoder, FEATURES } from '../../lib/router/encoder.js';
 import type { QualityProfile, RouterInput } from '../../lib/router/router-api.js';
 import { directSlots, sigmoid, softmaxInPlace } from '../../lib/router/weights.js';
+import { SubjectFit } from './fit-subject.js';
 
 export interface FitItem {
   input: RouterInput;
@@ -18,6 +19,8 @@ export interface FitItem {
   weight: number;
   /** the item's labelled subject or task (dataset and domain), when the data gives one */
   group?: string;
+  /** the item's class for the subject head, when it has one */
+  subject?: number;
 }
 
 export interface FitOptions {
@@ -49,10 +52,23 @@ export interface FitOptions {
    * them (a per-model length slope), with no head in between
    */
   direct: string[];
+  /** the subject head's heads (0: none; as many as the subjects or more: one per subject; fewer: a low-rank map) */
+  subjectHeads: number;
+  /** weight of the subject head's supervision */
+  subjectWeight: number;
+  /** 1: the prompts of the other datasets are a subject class of their own ("other") */
+  subjectOther: number;
+  /** how weights.json stores the heads: 16 (int16, one scale) or 8 (int8, one scale per head) */
+  bits: number;
 }
 
 export interface FitResult {
+  /** FEATURES × (the members' heads, then the subject head's) */
   weights: Float32Array;
+  /** the heads per feature row */
+  heads: number;
+  /** the low-rank subject head's map (subject heads × classes) */
+  subjectMap?: number[];
   profiles: QualityProfile[];
   /** mean score cross-entropy of the last epoch */
   loss: number;
@@ -99,7 +115,7 @@ function encodeAll(items: readonly FitItem[], direct: readonly number[] = []): E
  * mean is one logit over the members' mean difficulty and mixture (and each member's factors ÷
  * members): a declared profile (ability and named skills) means the same to every member.
  */
-export function fit(items: readonly FitItem[], models: readonly { name: string; prior: number }[], skills: readonly string[], mixture: number, o: FitOptions): FitResult {
+export function fit(items: readonly FitItem[], models: readonly { name: string; prior: number }[], skills: readonly string[], mixture: number, o: FitOptions, classes = 0): FitResult {
   const S = Math.max(1, o.members);
   const F = o.factors;
   const K = skills.length; // mixture + S × F + D: the profile's offsets
@@ -107,7 +123,7 @@ export function fit(items: readonly FitItem[], models: readonly { name: string; 
   const M = models.length;
   const directSlotList = directSlots(o.direct);
   const D = directSlotList.length;
-  const firstDirect = mixture + S * F;
+  const firstDirect = mixture + S * F + classes;
   const data = encodeAll(items, directSlotList);
   const labelsOf = smoothedLabels(items, M, o.smooth);
   // member s's heads: columns s·Hm … s·Hm + Hm − 1 of each feature's row (the layout weights.ts reads)
@@ -121,6 +137,7 @@ export function fit(items: readonly FitItem[], models: readonly { name: string; 
   const random = rng(o.seed);
   // the free factors start small and random: at zero, their gradients would stay zero
   for (let m = 0; m < M; m++) for (let k = mixture; k < K; k++) skill[m * K + k] = (random() - 0.5) * 0.2;
+  const sub = classes === 0 ? undefined : new SubjectFit(classes, o.subjectHeads >= classes ? 0 : o.subjectHeads, M, random, { rate: o.rate, profileRate: o.profileRate, l2: o.l2, profileL2: o.profileL2, weight: o.subjectWeight });
   const gs = new Float64Array(M * K);
   const out = new Float64Array(Hm);
   const gOut = new Float64Array(Hm);
@@ -158,14 +175,16 @@ export function fit(items: readonly FitItem[], models: readonly { name: string; 
         // the mixture's supervision: d(CE)/d(logit_k) = mix_k − [k = label]
         for (let k = 0; k < mixture; k++) gOut[1 + k] = o.mixWeight * (out[1 + k]! - (k === item.skill ? 1 : 0));
         const dv = n * D;
+        sub?.forward(data.index, data.value, from, to);
         for (const [m, y] of labelsOf[n]!) {
-          let z = ability[m]! - out[0]!;
+          let z = ability[m]! - out[0]! + (sub === undefined ? 0 : sub.term(m));
           for (let j = 0; j < Km; j++) z += out[1 + j]! * skill[m * K + col(s, j)]!;
           for (let d = 0; d < D; d++) z += data.direct[dv + d]! * skill[m * K + firstDirect + d]!;
           const p = sigmoid(z);
           loss -= y * Math.log(p + 1e-12) + (1 - y) * Math.log(1 - p + 1e-12);
           count++;
           const g = (p - y) * item.weight;
+          sub?.step(m, g);
           gOut[0] -= g;
           for (let j = 0; j < Km; j++) gMix[j] += g * skill[m * K + col(s, j)]!;
           const step = g + o.profileL2 * (ability[m]! - prior[m]!);
@@ -186,6 +205,7 @@ export function fit(items: readonly FitItem[], models: readonly { name: string; 
             skill[at] -= (o.profileRate * gk) / Math.sqrt(gs[at]! + eps);
           }
         }
+        sub?.backward(data.index, data.value, from, to, item.subject ?? -1, item.weight);
         // back through the softmax: d/dlogit_j = mix_j (gMix_j − Σ_k mix_k gMix_k)
         let mean = 0;
         for (let k = 0; k < mixture; k++) mean += out[1 + k]! * gMix[k]!;
@@ -209,9 +229,23 @@ export function fit(items: readonly FitItem[], models: readonly { name: string; 
   const profiles = models.map((_, m) => {
     const skills_: Record<string, number> = {};
     for (let k = 0; k < K; k++) skills_[skills[k]!] = round(skill[m * K + k]!);
+    for (let c = 0; c < classes; c++) skills_[skills[mixture + S * F + c]!] = round(sub!.offsets[m * classes + c]!);
     return { ability: round(ability[m]!), skills: skills_ };
   });
-  return { weights: Float32Array.from(w), profiles, loss };
+  if (sub === undefined) return { weights: Float32Array.from(w), heads: H, profiles, loss };
+  return { ...withSubject(w, H, sub), profiles, loss };
+}
+
+/** The members' heads and the subject head's side by side in each feature's row; the map rounded as written. */
+function withSubject(w: Float64Array, H: number, sub: SubjectFit): Pick<FitResult, 'weights' | 'heads' | 'subjectMap'> {
+  const Hs = sub.heads;
+  const all = new Float32Array(FEATURES * (H + Hs));
+  for (let f = 0; f < FEATURES; f++) {
+    all.set(w.subarray(f * H, f * H + H), f * (H + Hs));
+    all.set(sub.w.subarray(f * Hs, f * Hs + Hs), f * (H + Hs) + H);
+  }
+  if (sub.map !== undefined) sub.map.forEach((x, i) => (sub.map![i] = Math.round(x * 1e6) / 1e6));
+  return { weights: all, heads: H + Hs, ...(sub.map !== undefined ? { subjectMap: Array.from(sub.map) } : {}) };
 }
 
 /** Each item's labels, pulled by `smooth` toward its group's mean score per model (over `items`). */

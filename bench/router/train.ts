@@ -10,13 +10,13 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { FEATURES, HASH_BITS, STRUCTURAL } from '../../lib/router/encoder.js';
-import { encodeWeights, WEIGHTS_FORMAT, type WeightsFile } from '../../lib/router/weights.js';
+import { encodeWeights, encodeWeights8, WEIGHTS_FORMAT, type WeightsFile } from '../../lib/router/weights.js';
 import { DATASETS, readModels, readSplit, REPO_ROOT, type Dataset, type Split } from './data.js';
 import { fit, type FitItem, type FitOptions } from './fit.js';
 import { factorNames, SKILLS, skillOf } from './skill-labels.js';
 
 /** The options the shipped weights were trained with (chosen on dev.jsonl). */
-export const SHIPPED: FitOptions = { seed: 13, epochs: 4, rate: 0.05, profileRate: 0.01, l2: 1e-6, profileL2: 1e-4, mixWeight: 0.3, factors: 8, balance: 0, members: 5, smooth: 0, smoothLength: 0, direct: [] };
+export const SHIPPED: FitOptions = { seed: 13, epochs: 4, rate: 0.05, profileRate: 0.01, l2: 1e-6, profileL2: 1e-4, mixWeight: 0.3, factors: 8, balance: 0, members: 5, smooth: 0, smoothLength: 0, direct: [], subjectHeads: 0, subjectWeight: 0.3, subjectOther: 0, bits: 16 };
 
 export interface Trained {
   file: WeightsFile;
@@ -26,8 +26,9 @@ export interface Trained {
 /** The training items of every dataset for `split` (train or dev), over one list of model names. */
 const BALANCE_REFERENCE = 3000;
 
-export function loadItems(split: Exclude<Split, 'test'>, models: string[], priors: Map<string, number[]>, balance: number, smoothLength = 0): FitItem[] {
+export function loadItems(split: Exclude<Split, 'test'>, models: string[], priors: Map<string, number[]>, balance: number, smoothLength = 0, subjects: readonly string[] = []): FitItem[] {
   const items: FitItem[] = [];
+  const other = subjects.indexOf(OTHER);
   for (const dataset of DATASETS) {
     for (const m of readModels(dataset)) {
       if (!models.includes(m.name)) models.push(m.name);
@@ -38,10 +39,22 @@ export function loadItems(split: Exclude<Split, 'test'>, models: string[], prior
     const weight = Math.pow(BALANCE_REFERENCE / rows.length, balance);
     for (const it of rows) {
       const labels = Object.entries(it.scores).map(([name, y]) => [models.indexOf(name), y] as const);
-      items.push({ input: it.input, skill: skillOf(dataset, it.domain), labels, weight, ...groupOf(dataset, it.domain, it.input, smoothLength) });
+      const subject = dataset === SUBJECT_DATASET ? subjects.indexOf(it.domain ?? '') : other;
+      items.push({ input: it.input, skill: skillOf(dataset, it.domain), labels, weight, ...groupOf(dataset, it.domain, it.input, smoothLength), ...(subject >= 0 ? { subject } : {}) });
     }
   }
   return items;
+}
+
+/** The dataset whose subjects the subject head learns, and the class of every other dataset's prompts with --subject-other. */
+const SUBJECT_DATASET = 'routellm-mmlu';
+const OTHER = 'other';
+
+/** The subject head's classes: MMLU's subjects in train.jsonl, sorted (and "other"); none without a subject head. */
+export function subjectClasses(options: FitOptions): string[] {
+  if (options.subjectHeads === 0) return [];
+  const names = [...new Set(readSplit(SUBJECT_DATASET, 'train').map((it) => it.domain ?? ''))].filter((d) => d !== '').sort();
+  return options.subjectOther === 1 ? [...names, OTHER] : names;
 }
 
 /** The item's group for the label smoothing: its subject or task, else (with smoothLength) its length's octave. */
@@ -55,20 +68,24 @@ function groupOf(dataset: string, domain: string | undefined, input: FitItem['in
 export function train(options: FitOptions = SHIPPED): Trained {
   const models: string[] = [];
   const priors = new Map<string, number[]>();
-  const items = loadItems('train', models, priors, options.balance, options.smoothLength);
-  const result = fit(items, fitModels(models, priors), skillNames(options), SKILLS.length, options);
+  const subjects = subjectClasses(options);
+  const items = loadItems('train', models, priors, options.balance, options.smoothLength, subjects);
+  const skills = skillNames(options, subjects);
+  const result = fit(items, fitModels(models, priors), skills, SKILLS.length, options, subjects.length);
   const profiles: WeightsFile['profiles'] = {};
   models.forEach((name, m) => (profiles[name] = result.profiles[m]!));
   const file: WeightsFile = {
     format: WEIGHTS_FORMAT,
     hashBits: HASH_BITS,
     structural: [...STRUCTURAL],
-    skills: skillNames(options),
+    skills,
     mixture: SKILLS.length,
     members: options.members,
-    heads: options.members * (1 + SKILLS.length + options.factors),
+    heads: result.heads,
     ...(options.direct.length > 0 ? { direct: options.direct } : {}),
-    ...encodeWeights(result.weights),
+    ...(subjects.length > 0 ? { subjects, subjectHeads: result.heads - options.members * (1 + SKILLS.length + options.factors) } : {}),
+    ...(result.subjectMap !== undefined ? { subjectMap: result.subjectMap } : {}),
+    ...(options.bits === 8 ? encodeWeights8(result.weights, result.heads) : encodeWeights(result.weights)),
     profiles,
     training: { script: 'bench/router/train.ts', data: DATASETS.map((d: Dataset) => `${d}/train.jsonl`), features: FEATURES, ...recorded(options), trainLoss: Number(result.loss.toFixed(6)) },
   };
@@ -77,8 +94,9 @@ export function train(options: FitOptions = SHIPPED): Trained {
 
 /** The options as weights.json records them: the later options only when set, so older weights still reproduce byte for byte. */
 function recorded(options: FitOptions): Partial<FitOptions> {
-  const { smooth, smoothLength, direct, ...rest } = options;
-  return { ...rest, ...(smooth !== 0 ? { smooth } : {}), ...(smoothLength !== 0 ? { smoothLength } : {}), ...(direct.length > 0 ? { direct } : {}) };
+  const { smooth, smoothLength, direct, subjectHeads, subjectWeight, subjectOther, bits, ...rest } = options;
+  const subject = subjectHeads === 0 ? {} : { subjectHeads, subjectWeight, ...(subjectOther !== 0 ? { subjectOther } : {}) };
+  return { ...rest, ...(smooth !== 0 ? { smooth } : {}), ...(smoothLength !== 0 ? { smoothLength } : {}), ...(direct.length > 0 ? { direct } : {}), ...subject, ...(bits !== 16 ? { bits } : {}) };
 }
 
 /** The models with their starting ability: the mean of their train means over the datasets. */
@@ -89,9 +107,9 @@ export function fitModels(models: readonly string[], priors: Map<string, number[
   });
 }
 
-/** The profile's offsets: the named skills, then every member's free factors, member after member. */
-export function skillNames(options: FitOptions): string[] {
-  return [...SKILLS, ...factorNames(options.members * options.factors), ...options.direct.map(directName)];
+/** The profile's offsets: the named skills, every member's free factors (member after member), the subjects, the direct features. */
+export function skillNames(options: FitOptions, subjects: readonly string[] = []): string[] {
+  return [...SKILLS, ...factorNames(options.members * options.factors), ...subjects.map((s) => `subject:${s}`), ...options.direct.map(directName)];
 }
 
 /** A direct dimension's name among the profile's skills: `slope:<structural feature>`. */
@@ -108,6 +126,7 @@ export const FIT_ARGS = {
   epochs: { type: 'string' }, rate: { type: 'string' }, 'profile-rate': { type: 'string' }, l2: { type: 'string' },
   'profile-l2': { type: 'string' }, mix: { type: 'string' }, seed: { type: 'string' }, factors: { type: 'string' }, balance: { type: 'string' }, members: { type: 'string' },
   smooth: { type: 'string' }, 'smooth-length': { type: 'string' }, direct: { type: 'string' },
+  'subject-heads': { type: 'string' }, 'subject-weight': { type: 'string' }, 'subject-other': { type: 'string' }, bits: { type: 'string' },
 } as const;
 
 export function fitOptionsFrom(values: Partial<Record<keyof typeof FIT_ARGS, string>>): FitOptions {
@@ -122,6 +141,10 @@ export function fitOptionsFrom(values: Partial<Record<keyof typeof FIT_ARGS, str
     smooth: num(values.smooth, SHIPPED.smooth),
     smoothLength: num(values['smooth-length'], SHIPPED.smoothLength),
     direct: values.direct === undefined ? SHIPPED.direct : directPreset(values.direct),
+    subjectHeads: num(values['subject-heads'], SHIPPED.subjectHeads),
+    subjectWeight: num(values['subject-weight'], SHIPPED.subjectWeight),
+    subjectOther: num(values['subject-other'], SHIPPED.subjectOther),
+    bits: num(values.bits, SHIPPED.bits),
   };
 }
 

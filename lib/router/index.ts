@@ -3,7 +3,7 @@
 // quality/cost rule. In process, no download, no allocation beyond the returned values.
 import { decideAmong } from './decide.js';
 import type { QualityProfile, Router, RouterCandidate, RouterDecision, RouterInput } from './router-api.js';
-import { decodeWeights, directSlots, PromptScorer, readWeightsFile, WEIGHTS_PATH } from './weights.js';
+import { decodeWeights, directSlots, PromptScorer, readWeightsFile, subjectHead, WEIGHTS_PATH } from './weights.js';
 
 export type * from './router-api.js';
 export { defaultQualityProfile, DEFAULT_QUALITY_PROFILES } from './profiles.js';
@@ -49,7 +49,7 @@ export function loadRouter(path: string = WEIGHTS_PATH): LearnedRouterApi {
   let router = loaded.get(path);
   if (router === undefined) {
     const file = readWeightsFile(path);
-    router = new LearnedRouter(new PromptScorer(file.skills, file.mixture, decodeWeights(file), file.heads, file.members, directSlots(file.direct)), file.profiles);
+    router = new LearnedRouter(new PromptScorer(file.skills, file.mixture, decodeWeights(file), file.heads, file.members, directSlots(file.direct), subjectHead(file)), file.profiles);
     loaded.set(path, router);
   }
   return router;

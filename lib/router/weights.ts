@@ -4,8 +4,11 @@
 // item-response style, so a new model needs only its profile.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { Encoder, FEATURES, HASH_BITS, HASH_SIZE, STRUCTURAL } from './encoder.js';
+import { Encoder, HASH_BITS, HASH_SIZE, STRUCTURAL } from './encoder.js';
+import type { QuantizedWeights } from './quantize.js';
 import type { QualityProfile, RouterInput } from './router-api.js';
+
+export { decodeWeights, encodeWeights, encodeWeights8, int8Weights, type QuantizedWeights } from './quantize.js';
 
 export const WEIGHTS_FORMAT = 'gateway-router-irt-v2';
 
@@ -30,9 +33,19 @@ export interface WeightsFile {
    * name per feature): each model's offset there is its own slope on that feature; absent: none
    */
   direct?: string[];
-  /** FEATURES × heads int16 little-endian, base64; a weight is its int16 × `scale` */
+  /** FEATURES × heads int16 little-endian, base64; a weight is its int16 × `scale` (with `bits: 8`: int8 × its head's `scales`) */
   weights: string;
   scale: number;
+  bits?: 8;
+  scales?: number[];
+  /**
+   * a subject head (absent: none): the last `subjectHeads` heads give a softmax over these classes
+   * (`skills` names them `subject:<class>`, after the free factors), directly (as many heads as
+   * classes) or through `subjectMap` (subjectHeads × classes, row after row: a low-rank head)
+   */
+  subjects?: string[];
+  subjectHeads?: number;
+  subjectMap?: number[];
   /** the learned profiles of the models in the training data, by the data's model names */
   profiles: Record<string, QualityProfile>;
   /** how the weights were made (seed, hyper-parameters, data hashes) */
@@ -50,39 +63,6 @@ export function readWeightsFile(path: string = WEIGHTS_PATH): WeightsFile {
 }
 
 /**
- * The shipped weights as stored: int16 steps of one scale. Kept so, not widened to float32, they
- * take half the memory (2.3 MB rather than 4.6 MB resident for the life of the process); the
- * scorer rounds each step × scale to float32 as it reads it, so a prediction is bit for bit the
- * one float32 weights give.
- */
-export interface QuantizedWeights {
-  q: Int16Array;
-  scale: number;
-}
-
-export function decodeWeights(file: WeightsFile): QuantizedWeights {
-  const bytes = Buffer.from(file.weights, 'base64');
-  // an Int16Array needs an even offset: a fresh decode of this size is its own aligned allocation
-  const aligned = bytes.byteOffset % 2 === 0 ? bytes : Buffer.from(bytes);
-  const q = new Int16Array(aligned.buffer, aligned.byteOffset, aligned.byteLength >> 1);
-  if (q.length !== FEATURES * file.heads || bytes.byteLength % 2 !== 0) throw new Error(`weights: ${bytes.byteLength / 2} values, expected ${FEATURES * file.heads}`);
-  return { q, scale: file.scale };
-}
-
-/**
- * The weights as int16 steps of one scale (the largest |weight| ÷ 32767): half the bytes of
- * float32, so the five members' heads stay about 3 MB; a step is ≈ 1e-4, far below what moves a
- * prediction.
- */
-export function encodeWeights(w: Float32Array): { weights: string; scale: number } {
-  let max = 0;
-  for (const x of w) if (Math.abs(x) > max) max = Math.abs(x);
-  const scale = max === 0 ? 1 : max / 32767;
-  const q = Int16Array.from(w, (x) => Math.round(x / scale));
-  return { weights: Buffer.from(q.buffer, q.byteOffset, q.byteLength).toString('base64'), scale };
-}
-
-/**
  * Encoder + linear heads: what a prompt looks like to every model (its difficulty and skill mixture).
  * With an ensemble, the members' outputs are averaged into one [difficulty, mixture, factors]: a
  * logit is linear in them for a given profile, so that is the mean of the members' logits.
@@ -94,6 +74,8 @@ export class PromptScorer {
   /** every member's raw head outputs */
   private readonly raw: Float64Array;
   private readonly perMember: number;
+  /** the subject head's class probabilities (scratch) */
+  private readonly subjectP: Float64Array;
 
   constructor(
     readonly skills: readonly string[],
@@ -104,10 +86,13 @@ export class PromptScorer {
     private readonly members = 1,
     /** the encoder slots read directly as the last `direct.length` dimensions */
     private readonly direct: readonly number[] = [],
+    /** the subject head, read from the last `subject.heads` heads */
+    private readonly subject: SubjectHead = { classes: 0, heads: 0 },
   ) {
     this.out = new Float64Array(1 + skills.length);
     this.raw = new Float64Array(heads);
-    this.perMember = heads / members;
+    this.perMember = (heads - subject.heads) / members;
+    this.subjectP = new Float64Array(subject.classes);
   }
 
   score(input: RouterInput): Float64Array {
@@ -124,6 +109,15 @@ export class PromptScorer {
         const row = f * h;
         for (let j = 0; j < h; j++) raw[j] += x * w[row + j]!;
       }
+    } else if (w.scales !== undefined) {
+      const { q, scales } = w;
+      for (let i = 0; i < enc.count; i++) {
+        const f = enc.touched[i]!;
+        const x = enc.values[f]!;
+        const row = f * h;
+        for (let j = 0; j < h; j++) raw[j] += x * q[row + j]!;
+      }
+      for (let j = 0; j < h; j++) raw[j] *= scales[j]!;
     } else {
       const { q, scale } = w;
       for (let i = 0; i < enc.count; i++) {
@@ -146,15 +140,45 @@ export class PromptScorer {
       for (let j = 0; j < named; j++) out[j] += raw[base + j]! / S;
       for (let j = 0; j < factors; j++) out[named + s * factors + j] = raw[base + named + j]! / S;
     }
+    if (this.subject.classes > 0) this.scoreSubject(raw, S * Hm, named + S * factors);
     const first = out.length - this.direct.length;
     for (let d = 0; d < this.direct.length; d++) out[first + d] = enc.values[this.direct[d]!]!;
     return out;
+  }
+
+  /** The subject head's softmax, from its heads at raw[from…], into out[at…]. */
+  private scoreSubject(raw: Float64Array, from: number, at: number): void {
+    const { classes, heads, map } = this.subject;
+    const p = this.subjectP;
+    if (map === undefined) for (let c = 0; c < classes; c++) p[c] = raw[from + c]!;
+    else {
+      p.fill(0);
+      for (let r = 0; r < heads; r++) {
+        const h = raw[from + r]!;
+        for (let c = 0; c < classes; c++) p[c] += h * map[r * classes + c]!;
+      }
+    }
+    softmaxInPlace(p, 0, classes);
+    this.out.set(p, at);
   }
 
   /** P(good answer) of one profile for the prompt last scored. */
   quality(profile: QualityProfile): number {
     return qualityOf(this.out, this.skills, profile);
   }
+}
+
+/** A subject head: a softmax over `classes`, from `heads` heads directly or through `map` (heads × classes). */
+export interface SubjectHead {
+  classes: number;
+  heads: number;
+  map?: Float64Array;
+}
+
+/** A weights file's subject head. */
+export function subjectHead(file: WeightsFile): SubjectHead {
+  const classes = file.subjects?.length ?? 0;
+  return { classes, heads: file.subjectHeads ?? 0, ...(file.subjectMap !== undefined ? { map: Float64Array.from(file.subjectMap) } : {}) };
 }
 
 /** The encoder slots of a weights file's direct features. */
