@@ -5,20 +5,10 @@
 // calls. Upstreams in each dialect, streamed and JSON; clients in each dialect, streamed and JSON.
 import t, { type Test } from 'tap';
 import { accumulateChat, accumulateMessages, checkChatStream, checkMessagesStream, checkResponsesStream, send, type Answer, type Endpoint } from './clients.js';
+import { toolRequest } from './tool-request.js';
 import { anthropicSse, chatJson, chatSse, delta, JSON_HEAD, messageStart, modelId, responsesSse, startFm, usageChunk, type Api, type Script } from './upstream.js';
 
-const SCHEMA = { type: 'object', properties: { command: { type: 'string' } }, required: ['command'] };
-const TOOLS: Record<Endpoint, unknown[]> = {
-  messages: [{ name: 'bash', description: 'run a command', input_schema: SCHEMA }],
-  chat: [{ type: 'function', function: { name: 'bash', description: 'run a command', parameters: SCHEMA } }],
-  responses: [{ type: 'function', name: 'bash', description: 'run a command', parameters: SCHEMA }],
-};
-function ask(ep: Endpoint, m: string, stream: boolean): Record<string, unknown> {
-  const common = { model: modelId(m), stream, tools: TOOLS[ep] };
-  if (ep === 'messages') return { ...common, max_tokens: 1000, messages: [{ role: 'user', content: 'list the files' }] };
-  if (ep === 'chat') return { ...common, messages: [{ role: 'user', content: 'list the files' }] };
-  return { ...common, input: 'list the files' };
-}
+const ask = (ep: Endpoint, m: string, stream: boolean): Record<string, unknown> => toolRequest(ep, modelId(m), stream);
 
 const call = (index: number, id: string | undefined, name: string | undefined, args: string): Record<string, unknown> =>
   delta({ tool_calls: [{ index, ...(id ? { id, type: 'function' } : {}), function: { ...(name ? { name } : {}), arguments: args } }] });

@@ -6,19 +6,9 @@
 import t from 'tap';
 import { baseConfig, startGateway, withModels } from '../helpers/gateway.js';
 import { accumulateChat, checkChatStream, send, type Endpoint } from './clients.js';
+import { toolRequest } from './tool-request.js';
 
-const SCHEMA = { type: 'object', properties: { command: { type: 'string' } }, required: ['command'] };
-const TOOLS: Record<Endpoint, unknown[]> = {
-  messages: [{ name: 'bash', description: 'run a command', input_schema: SCHEMA }],
-  chat: [{ type: 'function', function: { name: 'bash', description: 'run a command', parameters: SCHEMA } }],
-  responses: [{ type: 'function', name: 'bash', description: 'run a command', parameters: SCHEMA }],
-};
-function ask(ep: Endpoint, model: string, stream: boolean): Record<string, unknown> {
-  const common = { model, stream, tools: TOOLS[ep] };
-  if (ep === 'messages') return { ...common, max_tokens: 1000, messages: [{ role: 'user', content: 'run bash' }] };
-  if (ep === 'chat') return { ...common, messages: [{ role: 'user', content: 'run bash' }] };
-  return { ...common, input: 'run bash' };
-}
+const ask = (ep: Endpoint, model: string, stream: boolean): Record<string, unknown> => toolRequest(ep, model, stream, 'run bash');
 
 const model = (id: string, family: string, provider: string, upstream: string, api?: string): Record<string, unknown> => ({
   id, family, deployments: [{ provider, model: `${upstream};cut-tool`, ...(api === undefined ? {} : { api }) }],
