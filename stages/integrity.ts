@@ -20,14 +20,13 @@
 // (Messages leaves the tool_use block open with stop_reason max_tokens, as Claude Code expects of a
 // cut call; Chat ends with finish_reason length; Responses never sends the call's done events and
 // leaves it out of the Response; JSON answers leave it out).
-import type { CanonicalBlock, CanonicalEvent, CanonicalEventType, JsonValue, StopReason, Usage } from '../lib/chunks.js';
+import type { CanonicalBlock, CanonicalEvent, CanonicalEventType, StopReason, Usage } from '../lib/chunks.js';
 import type { RequestContext } from '../lib/context.js';
 import type { GatewayError } from '../lib/errors.js';
 import { errors } from '../lib/errors/index.js';
-import { parseChecked } from '../lib/json/checked-parse.js';
-import { JsonSyntaxError } from '../lib/json/strict-parse.js';
 import type { ChainNote, FailedNote, Upstream, UsageNote } from '../lib/notes.js';
 import type { Stage } from '../lib/stage.js';
+import { toolInputError } from './tool-input.js';
 
 export interface IntegrityOptions {
   /** the model the request was dispatched with; default the `upstream` note's `upstreamModel`; undefined skips the check */
@@ -120,24 +119,6 @@ function deltaBlock(s: State, ev: DeltaEvent): Block {
   const targets = DELTA_TARGETS[ev.type];
   if (targets !== null && !targets.includes(block.kind)) throw fail(`${ev.type} on block ${ev.index}, a ${block.kind} block`);
   return block;
-}
-
-/**
- * Why a block's tool input is not a JSON object, if it is not; `cut`: the text ends before its JSON
- * does (the parser fails at its very end), as arguments cut by the token limit do.
- */
-function toolInputError(json: string, index: number): { error: GatewayError; cut: boolean } | undefined {
-  if (json === '') return undefined; // no argument at all: the input is {}
-  let value: JsonValue;
-  try {
-    value = parseChecked(json);
-  } catch (err) {
-    const syntax = err instanceof JsonSyntaxError;
-    const reason = syntax ? `${err.reason} at ${err.path || '(root)'}` : 'unreadable';
-    return { error: fail(`tool input of block ${index} is not valid JSON: ${reason}`, err), cut: syntax && err.offset === Buffer.byteLength(json) };
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return { error: fail(`tool input of block ${index} is not a JSON object`), cut: false };
-  return undefined;
 }
 
 /** The turn was cut by the token limit (vLLM says `tool_calls` of a turn cut at max_tokens). */

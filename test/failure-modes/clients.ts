@@ -191,3 +191,17 @@ export function checkResponsesStream(t: Test, a: Answer, terminal: 'response.com
   }
   return final;
 }
+
+/**
+ * A Responses stream of a turn cut at the token limit: 200, `response.incomplete` with
+ * `max_output_tokens`, and only the whole calls (their `command` arguments, `whole`) done and in output.
+ */
+export function checkResponsesCut(t: Test, a: Answer, whole: string[]): void {
+  t.equal(a.status, 200, a.text.slice(0, 300));
+  t.equal(a.frames.at(-1)?.event, 'response.incomplete');
+  const final = a.data.at(-1).response;
+  t.same(final.incomplete_details, { reason: 'max_output_tokens' });
+  const done = a.data.filter((d) => d?.type === 'response.output_item.done' && d.item.type === 'function_call').map((d) => JSON.parse(d.item.arguments).command);
+  t.same(done, whole, 'only whole calls are done');
+  t.same(final.output.filter((o: any) => o.type === 'function_call').map((o: any) => JSON.parse(o.arguments).command), whole, 'output: whole calls only');
+}
