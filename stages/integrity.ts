@@ -245,12 +245,7 @@ class IntegrityStage extends State implements Stage<CanonicalEvent, CanonicalEve
       return undefined;
     }
     if (this.cut !== undefined) ev = this.afterCut(ev);
-    const held = this.held;
-    if (held !== undefined && ev.type !== 'ping') {
-      this.held = undefined;
-      // a turn the limit cut leaves the call open (message-delta's rule); anything else says it was whole
-      if (ev.type !== 'message-delta' || ev.stop?.kind !== 'length') return this.release(held, ev, ctx);
-    }
+    if (this.held !== undefined && ev.type !== 'ping') return this.afterHeld(this.held, ev, ctx);
     if ((CHECKS[ev.type] as (s: State, ev: CanonicalEvent, ctx: RequestContext) => unknown)(this, ev, ctx) === false) return undefined;
     // the usage so far, validated (a copy: the note's reader keeps it), before the event itself
     if (ev.type === 'message-start' || ev.type === 'message-delta') return [{ note: 'usage', usage: { ...this.usage! } }, ev];
@@ -259,8 +254,13 @@ class IntegrityStage extends State implements Stage<CanonicalEvent, CanonicalEve
     return [ev];
   }
 
-  /** A held whole call's stop goes out after all, before the event that showed the call was whole. */
-  private release(stop: BlockStop, ev: CanonicalEvent, ctx: RequestContext): (CanonicalEvent | UsageNote | FailedNote)[] {
+  /**
+   * The event after a whole call's held stop: a turn the limit cut leaves the call open (message-delta's
+   * rule); anything else says it was whole, and its stop goes out first.
+   */
+  private afterHeld(stop: BlockStop, ev: CanonicalEvent, ctx: RequestContext): (CanonicalEvent | UsageNote | FailedNote)[] | undefined {
+    this.held = undefined;
+    if (ev.type === 'message-delta' && ev.stop?.kind === 'length') return this.step(ev, ctx);
     const block = this.blocks[stop.index]!;
     block.open = false;
     block.json = '';
