@@ -7,6 +7,10 @@
 //     cut and a later one whole: the turn ends as a cut turn (no 500), the cut call is never a call to
 //     run; the whole one stays where the client's shape can hold it (Chat and Responses: in the
 //     answer; Messages: not after the cut block, as Anthropic writes nothing after a block the limit cut).
+// (c) a streamed answer whose last block is a tool call at the limit, its JSON whole when the block stops
+//     (Anthropic max_tokens, a Chat stream's length): the same sign, so the same cut; a call before a
+//     text block stays whole. A streaming Chat client sees every call with what came of its arguments
+//     (a whole answer's cut call its input, as a streamed cut shows its fragments), never "".
 import t, { type Test } from 'tap';
 import { accumulateChat, checkResponsesCut, checkChatStream, send, type Answer, type Endpoint } from './clients.js';
 import { toolRequest } from './tool-request.js';
