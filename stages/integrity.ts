@@ -8,18 +8,17 @@
 // later, and the encoders report the same figure. An upstream `error` event goes on (the encoder
 // writes the dialect's error frame) after a `failed` note, so settle records the request as failed.
 //
-// One thing it does change: a tool call cut by the token limit (FAILURE-MODES F5). A tool-call block
-// whose input ends before its JSON does (the parser fails at the text's very end) is held at its
-// stop: when the next event is the message-delta of a turn cut by the limit (`length`, or
-// `tool-calls` as vLLM says of a turn cut at max_tokens, rewritten to `length`), the block-stop is
-// dropped and the block stays unclosed; the pieces of other tool calls may come first (parallel
-// calls whose pieces interleave, an earlier one cut and a later one whole); anything else (the end
-// of the stream too) fails with the held error, as any tool input that is not JSON does. A message-delta of a `length` turn that comes
-// while tool-call blocks are still open (Anthropic's own shape) leaves them unclosed too. An
-// unclosed block after message-delta is a cut call: encoders never show it as a complete call
-// (Messages leaves the tool_use block open with stop_reason max_tokens, as Claude Code expects of a
-// cut call; Chat ends with finish_reason length; Responses never sends the call's done events and
-// leaves it out of the Response; JSON answers leave it out).
+// One thing it does change: a tool call cut by the token limit (FAILURE-MODES F5). A tool-call
+// block whose input ends before its JSON does is held at its stop, and so is the stop of a whole one
+// that is the last block and the only one open (Anthropic's documented sign of a cut call: the last
+// block a tool_use at max_tokens, whatever its JSON). When the next event is the message-delta of a
+// turn cut by the limit (`length`; for broken JSON also vLLM's `tool-calls`, rewritten to `length`),
+// the stop is dropped and the block stays unclosed; the pieces of other calls may come first (an
+// earlier one cut, a later one whole). Otherwise a whole call's stop goes out before that event, and
+// broken JSON fails with the held error. A `length` message-delta while tool-call blocks are open
+// (Anthropic's own shape) leaves them unclosed too. Encoders never show an unclosed block as a whole
+// call (Messages leaves it open with max_tokens; Chat ends with length; Responses never sends its done
+// events nor lists it; JSON answers leave it out).
 import type { CanonicalBlock, CanonicalEvent, CanonicalEventType, StopReason, Usage } from '../lib/chunks.js';
 import type { RequestContext } from '../lib/context.js';
 import type { GatewayError } from '../lib/errors.js';
@@ -51,6 +50,7 @@ const fail = (detail: string, cause?: unknown): GatewayError => errors.integrity
 
 type Kind = CanonicalBlock['kind'];
 type Phase = 'before' | 'blocks' | 'ending' | 'done' | 'errored';
+type BlockStop = Extract<CanonicalEvent, { type: 'block-stop' }>;
 
 interface Block {
   kind: Kind;
@@ -71,10 +71,12 @@ class State {
   upstream: Upstream | null = null;
   /** a tool-call block whose input ended before its JSON did, at its stop: why, until the next event says the turn was cut */
   cut: GatewayError | undefined = undefined;
+  /** the stop of a whole tool call, the last block and the only one open: held until the next event says whether the limit cut it */
+  held: BlockStop | undefined = undefined;
   constructor(readonly opts: IntegrityOptions) {}
 }
 
-/** returns `false` when the event is held back (a cut tool call's block-stop); any other value is ignored */
+/** returns `false` when the event is held back (a tool call's block-stop); any other value is ignored */
 type Check<T extends CanonicalEventType> = (s: State, ev: Extract<CanonicalEvent, { type: T }>, ctx: RequestContext) => unknown;
 type DeltaType = 'text-delta' | 'thinking-delta' | 'signature-delta' | 'tool-input-delta' | 'citation-delta' | 'url-citation' | 'opaque-delta';
 
@@ -185,6 +187,11 @@ const CHECKS: { [T in CanonicalEventType]: Check<T> } = {
         s.openCount--;
         return false;
       }
+      // Anthropic's sign of a cut call, whose JSON may well be whole: the last block a tool call at the limit
+      if (block.kind === 'tool-call' && s.openCount === 1 && ev.index === s.blocks.length - 1 && s.cut === undefined) {
+        s.held = ev;
+        return false;
+      }
     }
     if (block.kind === 'thinking' && block.signature === '') throw fail(`thinking block ${ev.index} closed without a signature`);
     block.open = false;
@@ -217,10 +224,7 @@ const CHECKS: { [T in CanonicalEventType]: Check<T> } = {
   },
 };
 
-/**
- * One request's integrity stage: a class instance that is its own state (the State above), not an
- * object literal with a closure per hook beside a state object.
- */
+/** One request's integrity stage: a class instance that is its own state (no closure per hook beside a state object). */
 class IntegrityStage extends State implements Stage<CanonicalEvent, CanonicalEvent | UsageNote | FailedNote> {
   readonly name = 'integrity';
 
@@ -230,9 +234,8 @@ class IntegrityStage extends State implements Stage<CanonicalEvent, CanonicalEve
 
   step(ev: CanonicalEvent, ctx: RequestContext): (CanonicalEvent | UsageNote | FailedNote)[] | undefined {
     if (ev.type === 'text-delta') {
-      // most of a stream: text for the open text block, inside the message, nothing held back; what
-      // CHECKS['text-delta'] (deltaBlock) would find, tested directly. Anything else takes the
-      // general path below, which throws or drops as before.
+      // most of a stream: text for the open text block, inside the message, nothing held back (what
+      // deltaBlock would find, tested directly); anything else takes the general path below
       const block = this.blocks[ev.index];
       if (block !== undefined && block.open && block.kind === 'text' && this.cut === undefined && (this.phase === 'blocks' || this.phase === 'ending')) return [ev];
     }
@@ -242,12 +245,27 @@ class IntegrityStage extends State implements Stage<CanonicalEvent, CanonicalEve
       return undefined;
     }
     if (this.cut !== undefined) ev = this.afterCut(ev);
+    if (this.held !== undefined && ev.type !== 'ping') return this.afterHeld(this.held, ev, ctx);
     if ((CHECKS[ev.type] as (s: State, ev: CanonicalEvent, ctx: RequestContext) => unknown)(this, ev, ctx) === false) return undefined;
     // the usage so far, validated (a copy: the note's reader keeps it), before the event itself
     if (ev.type === 'message-start' || ev.type === 'message-delta') return [{ note: 'usage', usage: { ...this.usage! } }, ev];
     // the stream ends in the provider's error: the client gets its error frame, settle a failure
     if (ev.type === 'error') return [{ note: 'failed', error: ev.error }, ev];
     return [ev];
+  }
+
+  /**
+   * The event after a whole call's held stop: a turn the limit cut leaves the call open (message-delta's
+   * rule); anything else says it was whole, and its stop goes out first.
+   */
+  private afterHeld(stop: BlockStop, ev: CanonicalEvent, ctx: RequestContext): (CanonicalEvent | UsageNote | FailedNote)[] | undefined {
+    this.held = undefined;
+    if (ev.type === 'message-delta' && ev.stop?.kind === 'length') return this.step(ev, ctx);
+    const block = this.blocks[stop.index]!;
+    block.open = false;
+    block.json = '';
+    this.openCount--;
+    return [stop, ...(this.step(ev, ctx) ?? [])];
   }
 
   /**

@@ -6,7 +6,7 @@ import { loadAudit } from './audit.js';
 import { byId, clearError, h, showError } from './dom.js';
 import { confirmRevoke, initKeyForm, loadKeys, offerOrgs } from './keys.js';
 import { initCreditsForm, loadOrgs, offerCreditOrgs } from './orgs.js';
-import { loadRequests } from './requests.js';
+import { followRequests, loadNewer, loadRequests } from './requests.js';
 import { adminKey, signIn, signOut } from './session.js';
 import { loadSpend, type SpendQuery } from './spend.js';
 import type { Key, OrgDetail } from './types.js';
@@ -92,6 +92,8 @@ byId<HTMLFormElement>('sign-in-form').addEventListener('submit', (event) => {
 
 byId('sign-out').addEventListener('click', () => {
   signOut();
+  byId<HTMLInputElement>('requests-follow').checked = false;
+  followRequests(false, failed);
   for (const id of ['orgs-rows', 'spend-rows', 'requests-rows', 'keys-rows', 'audit-rows', 'spend-chart', 'spend-total']) byId(id).replaceChildren();
   byId('key-created').hidden = true;
   byId('key-secret').textContent = '';
@@ -103,6 +105,8 @@ byId('refresh').addEventListener('click', () => void refresh());
 orgFilter.addEventListener('change', () => void refresh());
 byId('spend-form').addEventListener('change', () => void loadSpend(spendQuery()).catch(failed));
 byId('requests-more').addEventListener('click', () => void loadRequests(orgFilter.value, true).catch(failed));
+byId('requests-newer').addEventListener('click', () => void loadNewer().catch(failed));
+byId<HTMLInputElement>('requests-follow').addEventListener('change', (e) => followRequests((e.target as HTMLInputElement).checked, failed));
 initKeyForm(() => void refresh());
 initCreditsForm(() => void refresh());
 

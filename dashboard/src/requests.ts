@@ -1,6 +1,8 @@
 // Recent requests, newest first (GET /admin/v1/requests): status, tokens, cost, latency, and for
 // gateway-auto the routing decision (the served model against the requested one, why, and the top
-// candidates with their predicted quality and expected cost). "Load older" follows `nextBefore`.
+// candidates with their predicted quality and expected cost). "Load older" follows `nextBefore`;
+// "Load newer" and "Follow" (every few seconds) read the rows written since with the forward cursor
+// (`after=nextAfter`, oldest first, put on top), so none is skipped or shown twice however many came.
 import { api } from './api.js';
 import { byId, count, fillRows, h, usd, when } from './dom.js';
 import type { RequestPage, RequestRecord, RoutingDecision } from './types.js';
@@ -8,9 +10,20 @@ import type { RequestPage, RequestRecord, RoutingDecision } from './types.js';
 const PAGE = 25;
 /** candidates shown in a decision */
 const TOP = 3;
+/** how often Follow asks for newer rows */
+const FOLLOW_MS = 3000;
 
 let nextBefore: string | null = null;
+/** where the rows newer than those shown start; null before the first load */
+let nextAfter: string | null = null;
+/** the organisation the rows shown are filtered by */
+let shownOrg = '';
+/** bumped by each newest-page load: a newer read begun before it is not added */
+let generation = 0;
 let shown: HTMLTableRowElement[] = [];
+let following: ReturnType<typeof setInterval> | undefined;
+/** the newer read in flight: one at a time */
+let reading: Promise<void> | undefined;
 
 function routingCell(r: RequestRecord): HTMLElement | string {
   const d: RoutingDecision | null = r.routing;
@@ -63,12 +76,50 @@ function row(r: RequestRecord): HTMLTableRowElement {
   );
 }
 
-/** Load the newest page (`older`: the next older page, appended). */
-export async function loadRequests(org: string, older = false): Promise<void> {
-  const page = await api.get<RequestPage>('requests', { limit: PAGE, org, before: older ? (nextBefore ?? undefined) : undefined });
-  const rows = page.data.map(row);
-  shown = older ? [...shown, ...rows] : rows;
-  nextBefore = page.hasMore ? page.nextBefore : null;
+function show(): void {
   fillRows(byId<HTMLTableSectionElement>('requests-rows'), shown, 'No requests yet.');
   byId<HTMLButtonElement>('requests-more').hidden = nextBefore === null;
+}
+
+/** Load the newest page (`older`: the next older page, appended). */
+export async function loadRequests(org: string, older = false): Promise<void> {
+  const mine = older ? generation : ++generation;
+  const page = await api.get<RequestPage>('requests', { limit: PAGE, org, before: older ? (nextBefore ?? undefined) : undefined });
+  if (mine !== generation) return; // the list was reloaded meanwhile
+  const rows = page.data.map(row);
+  shown = older ? [...shown, ...rows] : rows;
+  nextBefore = page.hasMore ? (page.nextBefore ?? null) : null;
+  if (!older) {
+    nextAfter = page.nextAfter ?? '0';
+    shownOrg = org;
+  }
+  show();
+  byId<HTMLButtonElement>('requests-newer').hidden = false;
+}
+
+/** The rows written since the newest shown, every page of them, put on top (newest first). */
+export function loadNewer(): Promise<void> {
+  reading ??= readNewer().finally(() => (reading = undefined));
+  return reading;
+}
+
+async function readNewer(): Promise<void> {
+  const mine = generation;
+  let added = 0;
+  for (let more = nextAfter !== null; more; ) {
+    const page = await api.get<RequestPage>('requests', { limit: PAGE, org: shownOrg, after: nextAfter! });
+    if (mine !== generation) return;
+    shown = [...page.data.map(row).reverse(), ...shown];
+    nextAfter = page.nextAfter;
+    added += page.data.length;
+    more = page.hasMore;
+  }
+  if (added > 0) show();
+  byId('requests-status').textContent = added === 0 ? 'No newer requests.' : `${added} newer request${added === 1 ? '' : 's'}.`;
+}
+
+/** Follow on: newer rows every few seconds (`fail` gets a read that went wrong); off: no more reads. */
+export function followRequests(on: boolean, fail: (err: unknown) => void): void {
+  clearInterval(following);
+  following = on ? setInterval(() => void loadNewer().catch(fail), FOLLOW_MS) : undefined;
 }

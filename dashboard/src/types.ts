@@ -120,7 +120,10 @@ export interface List<T> {
 
 export interface RequestPage extends List<RequestRecord> {
   hasMore: boolean;
-  nextBefore: string | null;
+  /** newest-first pages: where the next older page starts */
+  nextBefore?: string | null;
+  /** where the rows newer than this page start (`after=`) */
+  nextAfter: string | null;
 }
 
 export interface AuditEntry {

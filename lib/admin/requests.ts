@@ -1,4 +1,4 @@
-// Recent requests (GET /admin/v1/requests, `gateway credits usage`): the usage rows newest first,
+// Recent requests (GET /admin/v1/requests, `gateway credits usage`, its `--after` and `--follow`): the usage rows newest first,
 // each with its routing decision, paged with a cursor: `nextBefore` is the place of the last row
 // answered, and `before=<it>` answers the rows written before it. On PostgreSQL a row is answered
 // only once no row can commit below it (../store/admin-usage-ops.ts), so a client that re-reads the
@@ -60,6 +60,13 @@ export async function recentRequests(ctx: AdminContext, filter: UsageFilter, lim
   return { rows: found.slice(0, limit), hasMore: found.length > limit };
 }
 
+/** Up to `limit` rows after the cursor, oldest first, whether more came, and where the next page starts. */
+export async function requestsAfter(ctx: AdminContext, filter: UsageFilter, limit: number, after: string): Promise<{ rows: RequestRow[]; hasMore: boolean; nextAfter: string }> {
+  const found = await ctx.store.admin.requestsAfter(filter, limit + 1, after);
+  const rows = found.rows.slice(0, limit);
+  return { rows, hasMore: found.rows.length > limit, nextAfter: rows.at(-1)?.place ?? found.from };
+}
+
 export async function getRequests(ctx: AdminContext, query: URLSearchParams): Promise<unknown> {
   const filter = usageFilter(query);
   const limit = intParam(query, 'limit', 1, 500, 50);
@@ -68,9 +75,8 @@ export async function getRequests(ctx: AdminContext, query: URLSearchParams): Pr
   const after = oneParam(query, 'after');
   if (after !== undefined) {
     if (before !== null) throw errors.adminFieldInvalid('after', 'cannot be given with `before`');
-    const found = await ctx.store.admin.requestsAfter(filter, limit + 1, after);
-    const page = found.rows.slice(0, limit);
-    return { object: 'list', data: page.map(requestView), hasMore: found.rows.length > limit, nextAfter: page.at(-1)?.place ?? found.from };
+    const { rows, hasMore, nextAfter } = await requestsAfter(ctx, filter, limit, after);
+    return { object: 'list', data: rows.map(requestView), hasMore, nextAfter };
   }
   const { rows, hasMore } = await recentRequests(ctx, filter, limit, before);
   return { object: 'list', data: rows.map(requestView), hasMore, nextBefore: hasMore ? rows[rows.length - 1]!.place : null, nextAfter: rows[0]?.place ?? null };

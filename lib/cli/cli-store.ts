@@ -1,5 +1,5 @@
 // What the store commands (`gateway credits`, `gateway keys`, `gateway usage`) share: flag parsing
-// (`--name value` or `--name=value`, each once), opening the configured store as the CLI must (an
+// (`--name value` or `--name=value`, each once; a switch alone), opening the configured store as the CLI must (an
 // existing SQLite file only, never created; PostgreSQL as configured), the config's organizations
 // added first, and the admin context their operations run with (lib/admin/).
 import { existsSync } from 'node:fs';
@@ -20,15 +20,22 @@ export type Print = (line: string) => void;
 export const stdout: Print = (line) => void process.stdout.write(`${line}\n`);
 export const stderr: Print = (line) => void process.stderr.write(`${line}\n`);
 
-export function parseFlags(args: readonly string[], allowed: readonly string[]): Map<string, string> {
+/** `switches`: allowed flags that take no value (set to "true"). */
+export function parseFlags(args: readonly string[], allowed: readonly string[], switches: readonly string[] = []): Map<string, string> {
   const out = new Map<string, string>();
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!;
     if (!arg.startsWith('--')) throw new UsageError(`unexpected argument "${arg}"`);
     const eq = arg.indexOf('=');
     const name = eq >= 0 ? arg.slice(2, eq) : arg.slice(2);
-    const value = eq >= 0 ? arg.slice(eq + 1) : args[++i];
     if (!allowed.includes(name)) throw new UsageError(`unknown option --${name}`);
+    if (switches.includes(name)) {
+      if (eq >= 0) throw new UsageError(`--${name} takes no value`);
+      if (out.has(name)) throw new UsageError(`--${name} given twice`);
+      out.set(name, 'true');
+      continue;
+    }
+    const value = eq >= 0 ? arg.slice(eq + 1) : args[++i];
     if (value === undefined || value === '') throw new UsageError(`--${name} needs a value`);
     if (out.has(name)) throw new UsageError(`--${name} given twice`);
     out.set(name, value);

@@ -3,10 +3,11 @@
 // line, an existing one only), adds the config's organizations (not its keys) and never releases
 // reservations: a running gateway may own them. The operations are the admin API's (lib/admin/):
 // `add` is POST /admin/v1/orgs/{id}/credits (a negative amount may not go below zero, audited),
-// `usage` reads the recent requests as GET /admin/v1/requests does.
+// `usage` reads the recent requests as GET /admin/v1/requests does (newest first; forward from a
+// cursor with --after, or following new rows with --follow: requests-follow.ts).
 //
 //   credits show  [--org ORG]
-//   credits usage [--org ORG] [--key KEYID] [--limit N]
+//   credits usage [--org ORG] [--key KEYID] [--limit N] [--after CURSOR] [--follow [--interval SECONDS]]
 //   credits add   --org ORG --usd AMOUNT [--reason TEXT]
 import { creditOrg } from '../admin/credits.js';
 import { parsedRouting, recentRequests } from '../admin/requests.js';
@@ -15,16 +16,19 @@ import { parseUsd, unitsToUsd } from '../pricing.js';
 import type { StoredUsage } from '../store/ledger.js';
 import { openStore } from '../store/open-store.js';
 import type { GatewayStore } from '../store/store-api.js';
+import { follow, printAfter } from './requests-follow.js';
 import { adminContext, parseFlags, runOn, runOnConfigStore, stderr, stdout, UsageError, type Print } from './cli-store.js';
 
 export const CREDITS_USAGE = `usage:
   gateway credits show  [--org ORG]
-  gateway credits usage [--org ORG] [--key KEYID] [--limit N]   (default limit 20)
+  gateway credits usage [--org ORG] [--key KEYID] [--limit N]   (default limit 20; newest first)
+                        [--after CURSOR]   (oldest first after CURSOR: 0, a request id or the nextAfter printed last)
+                        [--follow [--interval SECONDS]]   (the newest rows, then each new one as written; Ctrl-C ends)
   gateway credits add   --org ORG --usd AMOUNT [--reason TEXT]`;
 
 const FLAGS: Record<string, readonly string[]> = {
   show: ['org'],
-  usage: ['org', 'key', 'limit'],
+  usage: ['org', 'key', 'limit', 'after', 'follow', 'interval'],
   add: ['org', 'usd', 'reason'],
 };
 
@@ -61,7 +65,10 @@ function usageLine(r: StoredUsage): Record<string, unknown> {
   };
 }
 
-async function run(store: GatewayStore, config: Config, command: string, flags: Map<string, string>, print: (value: unknown) => void): Promise<number> {
+/** flags that take no value */
+const SWITCHES = ['follow'];
+
+async function run(store: GatewayStore, config: Config, command: string, flags: Map<string, string>, print: (value: unknown) => void, signal?: AbortSignal): Promise<number> {
   const ctx = adminContext(store, config);
   const org = flags.get('org');
   if (org !== undefined && (await store.admin.getOrg(org)) === null) throw new UsageError(`unknown organization "${org}"`);
@@ -84,7 +91,15 @@ async function run(store: GatewayStore, config: Config, command: string, flags: 
       const limit = Number(limitText);
       if (!/^\d+$/.test(limitText) || limit < 1 || limit > 100_000) throw new UsageError('--limit must be an integer from 1 to 100000');
       const filter = { ...(org !== undefined ? { org } : {}), ...(flags.has('key') ? { key: flags.get('key')! } : {}) };
-      for (const r of (await recentRequests(ctx, filter, limit, null)).rows) print(usageLine(r));
+      const printRow = (r: StoredUsage): void => print(usageLine(r));
+      const after = flags.get('after');
+      if (flags.has('follow')) {
+        const seconds = Number(flags.get('interval') ?? '1');
+        if (!(seconds >= 0.05 && seconds <= 3600)) throw new UsageError('--interval must be a number of seconds from 0.05 to 3600');
+        await follow(ctx, filter, limit, after, seconds * 1000, printRow, signal ?? new AbortController().signal);
+      } else if (flags.has('interval')) throw new UsageError('--interval goes with --follow');
+      else if (after !== undefined) await printAfter(ctx, filter, limit, after, printRow, print);
+      else for (const r of (await recentRequests(ctx, filter, limit, null)).rows) printRow(r);
       return 0;
     }
     case 'add': {
@@ -118,7 +133,7 @@ function parseCommand(argv: readonly string[], err: Print): Parsed {
     return { exit: 2 };
   }
   try {
-    return { command, flags: parseFlags(rest, FLAGS[command]!) };
+    return { command, flags: parseFlags(rest, FLAGS[command]!, SWITCHES) };
   } catch (e) {
     err(`${(e as Error).message}\n${CREDITS_USAGE}`);
     return { exit: 2 };
@@ -143,5 +158,13 @@ export async function runCreditsCommand(argv: string[], config: Config, out = st
 export async function runCreditsCli(argv: string[], load: () => { config: Config; source: string }, out = stdout, err = stderr): Promise<number> {
   const parsed = parseCommand(argv, err);
   if ('exit' in parsed) return parsed.exit;
-  return runOnConfigStore('credits', load, (store, config, print) => run(store, config, parsed.command, parsed.flags, print), out, err);
+  // --follow runs until Ctrl-C or SIGTERM, then closes the store and exits 0
+  const stop = new AbortController();
+  const end = (): void => stop.abort();
+  process.once('SIGINT', end).once('SIGTERM', end);
+  try {
+    return await runOnConfigStore('credits', load, (store, config, print) => run(store, config, parsed.command, parsed.flags, print, stop.signal), out, err);
+  } finally {
+    process.off('SIGINT', end).off('SIGTERM', end);
+  }
 }

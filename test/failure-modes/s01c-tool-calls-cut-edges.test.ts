@@ -7,10 +7,14 @@
 //     cut and a later one whole: the turn ends as a cut turn (no 500), the cut call is never a call to
 //     run; the whole one stays where the client's shape can hold it (Chat and Responses: in the
 //     answer; Messages: not after the cut block, as Anthropic writes nothing after a block the limit cut).
+// (c) a streamed answer whose last block is a tool call at the limit, its JSON whole when the block stops
+//     (Anthropic max_tokens, a Chat stream's length): the same sign, so the same cut; a call before a
+//     text block stays whole. A streaming Chat client sees every call with what came of its arguments
+//     (a whole answer's cut call its input, as a streamed cut shows its fragments), never "".
 import t, { type Test } from 'tap';
 import { accumulateChat, checkResponsesCut, checkChatStream, send, type Answer, type Endpoint } from './clients.js';
 import { toolRequest } from './tool-request.js';
-import { anthropicJson, chatJson, chatSse, delta, JSON_HEAD, modelId, responsesSse, startFm, usageChunk, type Api, type Script } from './upstream.js';
+import { anthropicJson, anthropicStream, chatJson, chatSse, delta, JSON_HEAD, modelId, responsesSse, startFm, usageChunk, type Api, type Script } from './upstream.js';
 
 const ask = (ep: Endpoint, m: string, stream: boolean): Record<string, unknown> => toolRequest(ep, modelId(m), stream);
 
@@ -26,6 +30,8 @@ const upResponse = (model: string, status: string, output: unknown[]): Record<st
   incomplete_details: status === 'incomplete' ? { reason: 'max_output_tokens' } : null,
 });
 const maxTokens = { input_tokens: 10, output_tokens: 1000 };
+/** a streamed tool_use whose partial_json is whole JSON when its block stops */
+const streamed = (id: string, command: string): Record<string, unknown> => ({ type: 'tool_use', id, name: 'bash', json: JSON.stringify({ command }) });
 
 /** A Responses stream: two calls announced, their pieces interleaved; the second is done, the first never. */
 function responsesEarlierCut(model: string): string {
@@ -50,6 +56,12 @@ const script: Script = {
   'a-json-whole-then-cut': { headers: JSON_HEAD, body: anthropicJson('a-json-whole-then-cut', [use('toolu_whole', 'pwd'), use('toolu_cut', 'ls -la')], 'max_tokens', maxTokens) },
   // max_tokens after text: the tool_use before it is whole
   'a-json-call-then-text': { headers: JSON_HEAD, body: anthropicJson('a-json-call-then-text', [use('toolu_whole', 'pwd'), { type: 'text', text: 'And then' }], 'max_tokens', maxTokens) },
+  // (c) streamed: the last block a tool_use at max_tokens, its partial_json whole JSON at the block's stop
+  'a-sse-closed-cut': { body: anthropicStream('a-sse-closed-cut', [text, streamed('toolu_cut', 'ls -la /very/long')], 'max_tokens', maxTokens) },
+  'a-sse-whole-then-closed-cut': { body: anthropicStream('a-sse-whole-then-closed-cut', [streamed('toolu_whole', 'pwd'), streamed('toolu_cut', 'ls -la')], 'max_tokens', maxTokens) },
+  'a-sse-call-then-text': { body: anthropicStream('a-sse-call-then-text', [streamed('toolu_whole', 'pwd'), { type: 'text', text: 'And then' }], 'max_tokens', maxTokens) },
+  // the same sign from a Chat stream: the last call's arguments whole JSON, finish_reason length
+  'c-closed-cut': { body: chatSse('c-closed-cut', [delta({ role: 'assistant', content: 'Let me look.' }), call(0, 'call_cut', '{"command":"ls -la"}'), delta({}, 'length'), usageChunk(20, 1000)]) },
   // (b) the earlier call cut, the later whole: interleaved Chat pieces (length, and vLLM's tool_calls)
   'c-earlier-cut': { body: chatSse('c-earlier-cut', [call(0, 'call_a', CUT.slice(0, 12)), call(1, 'call_b', '{"command":"pw'), call(1, undefined, 'd"}'), call(0, undefined, CUT.slice(12)), delta({}, 'length'), usageChunk(20, 1000)]) },
   'c-earlier-cut-vllm': { body: chatSse('c-earlier-cut-vllm', [call(0, 'call_a', CUT.slice(0, 12)), call(1, 'call_b', '{"command":"pwd"}'), call(0, undefined, CUT.slice(12)), delta({}, 'tool_calls'), usageChunk(20, 1000)]) },
@@ -65,6 +77,9 @@ const script: Script = {
 const CASES: { name: string; api: Api; messages: string[]; openai: string[] }[] = [
   { name: 'a-json-cut', api: 'messages', messages: [], openai: [] },
   { name: 'a-json-whole-then-cut', api: 'messages', messages: ['pwd'], openai: ['pwd'] },
+  { name: 'a-sse-closed-cut', api: 'messages', messages: [], openai: [] },
+  { name: 'a-sse-whole-then-closed-cut', api: 'messages', messages: ['pwd'], openai: ['pwd'] },
+  { name: 'c-closed-cut', api: 'chat', messages: [], openai: [] },
   { name: 'c-earlier-cut', api: 'chat', messages: [], openai: ['pwd'] },
   { name: 'c-earlier-cut-vllm', api: 'chat', messages: [], openai: ['pwd'] },
   { name: 'c-earlier-cut-json', api: 'chat', messages: [], openai: ['pwd'] },
@@ -101,7 +116,7 @@ function messagesStream(t: Test, a: Answer): { commands: string[]; unstopped: nu
 }
 
 t.test('F5 edges through every client dialect', async (t) => {
-  const models = [...CASES.map((c) => ({ name: c.name, api: c.api })), { name: 'a-json-call-then-text', api: 'messages' as Api }];
+  const models = [...CASES.map((c) => ({ name: c.name, api: c.api })), ...['a-json-call-then-text', 'a-sse-call-then-text'].map((name) => ({ name, api: 'messages' as Api }))];
   const { gw } = await startFm(t, script, models);
 
   for (const c of CASES) {
@@ -118,10 +133,13 @@ t.test('F5 edges through every client dialect', async (t) => {
       t.equal(a.json.stop_reason, 'max_tokens');
       t.same(a.json.content.filter((b: any) => b.type === 'tool_use').map((b: any) => b.input.command), c.messages);
     });
-    t.test(`${m} → Chat stream: finish_reason length`, async (t) => {
+    t.test(`${m} → Chat stream: finish_reason length, every call with what came of its arguments`, async (t) => {
       const a = await send(gw, 'chat', ask('chat', m, true));
       checkChatStream(t, a);
-      t.equal(accumulateChat(a).finish_reason, 'length');
+      const acc = accumulateChat(a);
+      t.equal(acc.finish_reason, 'length');
+      // a streamed cut shows the fragments that came; a whole answer's cut call its input, never ""
+      t.same(acc.tool_calls.filter((x) => !x.function.arguments.startsWith('{"command":')).map((x) => x.id), [], 'no call without its arguments');
     });
     t.test(`${m} → Chat JSON: finish_reason length, only whole calls`, async (t) => {
       const a = await send(gw, 'chat', ask('chat', m, false));
@@ -141,11 +159,15 @@ t.test('F5 edges through every client dialect', async (t) => {
     });
   }
 
-  t.test('a-json-call-then-text: a tool_use before the last block is whole (max_tokens cut the text)', async (t) => {
-    const a = await send(gw, 'messages', ask('messages', 'a-json-call-then-text', false));
-    t.equal(a.status, 200, a.text.slice(0, 300));
-    t.same(a.json.content.map((b: any) => b.type), ['tool_use', 'text']);
-    const c = await send(gw, 'chat', ask('chat', 'a-json-call-then-text', false));
-    t.same(c.json.choices[0].message.tool_calls.map((x: any) => JSON.parse(x.function.arguments).command), ['pwd']);
-  });
+  for (const m of ['a-json-call-then-text', 'a-sse-call-then-text']) {
+    t.test(`${m}: a tool_use before the last block is whole (max_tokens cut the text)`, async (t) => {
+      const a = await send(gw, 'messages', ask('messages', m, false));
+      t.equal(a.status, 200, a.text.slice(0, 300));
+      t.same(a.json.content.map((b: any) => b.type), ['tool_use', 'text']);
+      const s = messagesStream(t, await send(gw, 'messages', ask('messages', m, true)));
+      t.same([s.commands, s.unstopped], [['pwd'], 0], 'Messages stream: the call stops');
+      const c = await send(gw, 'chat', ask('chat', m, false));
+      t.same(c.json.choices[0].message.tool_calls.map((x: any) => JSON.parse(x.function.arguments).command), ['pwd']);
+    });
+  }
 });

@@ -1,5 +1,14 @@
 // Assertion helpers of the strict parser's tests.
-import { JsonSyntaxError } from '../../lib/json/strict-parse.js';
+import { JsonSyntaxError, parseStrict } from '../../lib/json/strict-parse.js';
+
+/** What the strict parser builds of `text`, or undefined where it refuses it. */
+export function strictValue(text: string): unknown {
+  try {
+    return parseStrict(text);
+  } catch {
+    return undefined;
+  }
+}
 
 /** Deep equality that also checks key order, prototypes and -0. */
 export function sameJson(a: unknown, b: unknown): boolean {

@@ -11,6 +11,15 @@ export function prng(seed: number): () => number {
   };
 }
 
+/** One of `xs`, drawn with `rand`. */
+export const pick = <T>(rand: () => number, xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
+
+/** A seeded one-character mutation: the character at `at` deleted, or `text()` inserted before it or put in its place. */
+export function editAt(data: string, at: number, edit: 'delete' | 'insert' | 'replace', text: () => string): string {
+  if (edit === 'delete') return data.slice(0, at) + data.slice(at + 1);
+  return data.slice(0, at) + text() + data.slice(edit === 'insert' ? at : at + 1);
+}
+
 export function generator(rand: () => number): (depth: number) => string {
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)] as T;
   const ws = (): string => (rand() < 0.6 ? '' : Array.from({ length: 1 + Math.floor(rand() * 3) }, () => pick([' ', '\t', '\n', '\r'])).join(''));

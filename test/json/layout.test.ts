@@ -5,15 +5,7 @@
 import t from 'tap';
 import { BOOL, compileLayout, COUNTS, INT, INT_OR_NULL, NUMBER, optional, spanned, STRING, STRING_OR_NULL, type Template } from '../../lib/json/layout.js';
 import { parseStrict } from '../../lib/json/strict-parse.js';
-import { label, sameJson } from './json-assert.js';
-
-function strict(text: string): unknown {
-  try {
-    return parseStrict(text);
-  } catch {
-    return undefined;
-  }
-}
+import { label, sameJson, strictValue as strict } from './json-assert.js';
 
 const CASES: [string, Template, string[], string[]][] = [
   // hole, values it must recognise, values it may not (any the strict parser accepts must then be equal)

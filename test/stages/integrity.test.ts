@@ -163,3 +163,28 @@ t.test('an earlier call cut, a later one whole (F5 with parallel calls): the oth
   t.match(failed(await run(integrity(), [...sequential.slice(0, 4), blockStart(1, TEXT)], ctx)), { message: /tool input of block 0 is not valid JSON/ }, 'a text block after the cut call: the held error');
   t.match(failed(await run(integrity(), [...sequential.slice(0, 4), input(0, '"}')], ctx)), { message: /block 0, which is not open/ }, 'nothing more for the cut call');
 });
+
+t.test('a whole tool call, the last block at the token limit (F5): its stop held until the next event, dropped before a length message_delta', async (t) => {
+  const call: CanonicalEvent[] = [start(), blockStart(0, TEXT), text(0, 'hi'), stop(0), blockStart(1, tool('t1')), { type: 'tool-input-delta', index: 1, json: '{"a":1}' }, stop(1)];
+  const md = (kind: 'length' | 'tool-calls' | 'end'): CanonicalEvent => ({ type: 'message-delta', stop: { kind }, usage: { output: 9 } });
+  const types = (vs: readonly CanonicalEvent[]): string[] => vs.map((e) => e.type + ('index' in e ? `:${e.index}` : ''));
+
+  const cut = await run(integrity(), [...call, ping(), md('length'), end], ctx);
+  t.equal(cut.error, undefined);
+  t.same(types(cut.values).slice(-4), ['tool-input-delta:1', 'ping', 'message-delta', 'message-stop'], 'at length the call never stops; a ping passes meanwhile');
+  for (const kind of ['tool-calls', 'end'] as const) {
+    const whole = await run(integrity(), [...call, md(kind), end], ctx);
+    t.equal(whole.error, undefined);
+    t.same(types(whole.values).slice(-3), ['block-stop:1', 'message-delta', 'message-stop'], `${kind}: the stop goes out just before the message_delta`);
+  }
+  const later = await run(integrity(), [...call, blockStart(2, TEXT), text(2, 'then'), stop(2), md('length'), end], ctx);
+  t.equal(later.error, undefined);
+  t.same(types(later.values).slice(6, 9), ['block-stop:1', 'block-start:2', 'text-delta:2'], 'a later block: the call was whole, its stop before that block');
+  const error: CanonicalEvent = { type: 'error', error: errors.integrity('upstream said no', undefined) };
+  t.same(types((await run(integrity(), [...call, error], ctx)).values).slice(-2), ['block-stop:1', 'error'], 'an upstream error: the stop, then the error');
+  t.match(failed(await run(integrity(), [...call, { type: 'tool-input-delta', index: 1, json: ' ' }], ctx)), { message: /block 1, which is not open/ }, 'nothing more for the stopped call');
+  t.match(failed(await run(integrity(), call, ctx)), { message: /stream ended before message_stop/ }, 'the end of the stream');
+  const two = [start(), blockStart(0, tool('t0')), { type: 'tool-input-delta', index: 0, json: '{}' } as CanonicalEvent, blockStart(1, tool('t1')), stop(0), stop(1), md('length'), end];
+  const parallel = await run(integrity(), two, ctx);
+  t.same(types(parallel.values).filter((x) => x.startsWith('block-stop')), ['block-stop:0'], 'open at once: only the last block is cut');
+});

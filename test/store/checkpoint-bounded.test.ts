@@ -2,46 +2,22 @@
 // into the database file and then lets it start over (once the copied pages are synced), so the
 // next commits reuse the WAL from its beginning instead of growing it. Without checkpoints that
 // finish (a copy never synced, a guard never released) the WAL grows by every commit.
-import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { existsSync, statSync } from 'node:fs';
 import t from 'tap';
-import { finalizeConfig } from '../../lib/config.js';
 import { Store } from '../../lib/store/store.js';
-
-const config = finalizeConfig(
-  {
-    providers: [{ id: 'sim', protocol: 'anthropic', simulated: true }],
-    models: [{ id: 'sim/m', deployments: [{ provider: 'sim', model: 'm' }], pricing: { input: 1, output: 1 } }],
-    orgs: [{ id: 'acme', credits: 1000 }],
-    keys: [{ id: 'k', key: 'sk-checkpoint-test', org: 'acme' }],
-  },
-  {},
-);
+import { seededFileStore, serveOne, testKey } from './checkpoint-fixture.js';
 
 t.test('sustained writes: the WAL stays bounded and everything committed reaches the database file', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'gw-ckpt-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const file = join(dir, 'g.db');
-  const store = new Store(`sqlite:${file}`);
-  store.seed(config);
+  const { file, store } = seededFileStore(t);
   const errors: Error[] = [];
   store.startCheckpointer(20, (err) => errors.push(err));
-  const key = store.findKey('sk-checkpoint-test')!;
+  const key = testKey(store);
   const wal = `${file}-wal`;
   let largest = 0;
   const n = 4800; // without a WAL that starts over, about 34 MB of it
   // batches of 8 requests, each its own hold and settle commits, 10 ms apart (about 600 requests a second)
   for (let i = 0; i < n; i += 8) {
-    const batch = Array.from({ length: 8 }, async (_, k) => {
-      const r = await store.ledger.reserveSoon({ requestId: `req-${i + k}`, key, amount: 1000 });
-      await store.ledger.endSoon(r, {
-        requestId: r.requestId, keyId: 'k', org: 'acme', project: null, environment: null, endpoint: 'messages',
-        modelRequested: 'sim/m', modelServed: 'sim/m', provider: 'sim', inputTokens: 1, outputTokens: 1, cacheReadTokens: 0,
-        cacheWriteTokens: 0, reasoningTokens: 0, webSearches: 0, audioSeconds: null, cost: 2, callName: null, endUserId: null,
-        status: 200, errorCode: null, latencyMs: 1,
-      }, true);
-    });
+    const batch = Array.from({ length: 8 }, (_, k) => serveOne(store, key, `req-${i + k}`));
     await Promise.all(batch);
     await new Promise((r) => setTimeout(r, 10));
     largest = Math.max(largest, statSync(wal).size);

@@ -1,49 +1,19 @@
 // WAL checkpoints run in a worker thread for the serving gateway: the database file takes the
 // committed pages without any commit on the event loop doing the copy, and close leaves no WAL.
 import { once } from 'node:events';
-import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import t, { type Test } from 'tap';
-import { finalizeConfig } from '../../lib/config.js';
+import t from 'tap';
 import { Store } from '../../lib/store/store.js';
-
-const config = finalizeConfig(
-  {
-    providers: [{ id: 'sim', protocol: 'anthropic', simulated: true }],
-    models: [{ id: 'sim/m', deployments: [{ provider: 'sim', model: 'm' }], pricing: { input: 1, output: 1 } }],
-    orgs: [{ id: 'acme', credits: 1000 }],
-    keys: [{ id: 'k', key: 'sk-checkpoint-test', org: 'acme' }],
-  },
-  {},
-);
+import { config, seededFileStore, serveOne, testKey } from './checkpoint-fixture.js';
 
 const require = createRequire(import.meta.url);
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-/** A seeded store in a file of its own, removed after the test. */
-function seededFileStore(t: Test): { file: string; store: Store } {
-  const dir = mkdtempSync(join(tmpdir(), 'gw-ckpt-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const file = join(dir, 'g.db');
-  const store = new Store(`sqlite:${file}`);
-  store.seed(config);
-  return { file, store };
-}
-
 async function writeMany(store: Store, n: number): Promise<void> {
-  const key = store.findKey('sk-checkpoint-test')!;
-  for (let i = 0; i < n; i++) {
-    const r = await store.ledger.reserveSoon({ requestId: `req-${i}`, key, amount: 1000 });
-    await store.ledger.endSoon(r, {
-      requestId: r.requestId, keyId: 'k', org: 'acme', project: null, environment: null, endpoint: 'messages',
-      modelRequested: 'sim/m', modelServed: 'sim/m', provider: 'sim', inputTokens: 1, outputTokens: 1, cacheReadTokens: 0,
-      cacheWriteTokens: 0, reasoningTokens: 0, webSearches: 0, audioSeconds: null, cost: 2, callName: null, endUserId: null,
-      status: 200, errorCode: null, latencyMs: 1,
-    }, true);
-  }
+  const key = testKey(store);
+  for (let i = 0; i < n; i++) await serveOne(store, key, `req-${i}`);
 }
 
 t.test('the worker copies the WAL into the database file; close leaves nothing in the WAL', async (t) => {

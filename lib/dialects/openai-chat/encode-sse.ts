@@ -40,6 +40,7 @@ type Block =
   | { kind: 'text' }
   | { kind: 'thinking'; text: string; signature: string }
   | { kind: 'redacted'; data: string }
+  /** streamed: its arguments were written (fragments, or the whole input at its stop) */
   | { kind: 'tool'; tool: number; streamed: boolean; input: JsonObject | null };
 
 export class ChatSseEncoder {
@@ -171,14 +172,25 @@ export class ChatSseEncoder {
         return this.chunk(`{"reasoning_details":[${JSON.stringify(redactedDetail(b.data, this.details++))}]}`);
       case 'tool':
         // a block that opened with its whole input (non-streaming upstream) and had no fragments
-        return b.streamed ? '' : this.arguments(b.tool, toolArguments('', b.input));
+        if (b.streamed) return '';
+        b.streamed = true;
+        return this.arguments(b.tool, toolArguments('', b.input));
     }
   }
 
   finish(stop: StopReason | null, usage: Partial<Usage>): string {
     mergeUsage(this.seen, usage);
+    // a call the limit cut never stopped (stages/integrity.ts): one that opened with its whole input
+    // shows it now, as a streamed cut call shows the fragments that came
+    let cut = '';
+    if (stop?.kind === 'length' && this.tools > 0) {
+      for (let i = 0; i < this.blocks.length; i++) {
+        const b = this.blocks[i];
+        if (b?.kind === 'tool' && b.input !== null) cut += this.closeBlock(i);
+      }
+    }
     // a through frame carried the finish_reason already
-    return this.finishSent ? '' : this.chunk('{}', `"${finishReason(stop)}"`);
+    return this.finishSent ? cut : cut + this.chunk('{}', `"${finishReason(stop)}"`);
   }
 
   end(): string {

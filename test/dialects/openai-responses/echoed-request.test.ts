@@ -16,8 +16,8 @@ import { parseResponseFrame } from '../../../lib/dialects/openai-responses/respo
 import { responsesDecoder } from '../../../lib/dialects/openai-responses/events.js';
 import { recogniseEvent } from '../../../lib/dialects/openai-responses/frame-layouts.js';
 import { parseStrict } from '../../../lib/json/strict-parse.js';
-import { label, sameJson } from '../../json/json-assert.js';
-import { prng } from '../../json/json-gen.js';
+import { label, sameJson, strictValue as strict } from '../../json/json-assert.js';
+import { editAt, pick, prng } from '../../json/json-gen.js';
 import { fixture } from '../../helpers/paths.js';
 
 interface Stream {
@@ -108,22 +108,11 @@ const INSERTS = [' ', '"', '\\', '0', ',', '{', '}', '[', ']', ':', 'n', 'u', '\
 
 /** a character deleted, inserted or replaced, anywhere or (half the time) within 20 characters of where the instructions or tools begin or end */
 function mutate(data: string, rand: () => number): string {
-  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
   const marks = [data.indexOf('"instructions":'), data.indexOf('"max_output_tokens"'), data.lastIndexOf('"tools":'), data.lastIndexOf('"top_')].filter((i) => i >= 0);
   const near = marks.length > 0 && rand() < 0.5;
-  const at = near ? Math.max(0, pick(marks) + Math.floor(rand() * 40) - 20) : Math.floor(rand() * data.length);
+  const at = near ? Math.max(0, pick(rand, marks) + Math.floor(rand() * 40) - 20) : Math.floor(rand() * data.length);
   const r = rand();
-  if (r < 0.33) return data.slice(0, at) + data.slice(at + 1);
-  if (r < 0.66) return data.slice(0, at) + pick(INSERTS) + data.slice(at);
-  return data.slice(0, at) + pick(INSERTS) + data.slice(at + 1);
-}
-
-function strict(data: string): unknown {
-  try {
-    return parseStrict(data);
-  } catch {
-    return undefined;
-  }
+  return editAt(data, at, r < 0.33 ? 'delete' : r < 0.66 ? 'insert' : 'replace', () => pick(rand, INSERTS));
 }
 
 /** created read as the decoder reads it: by its layout, else strictly with its members' places */

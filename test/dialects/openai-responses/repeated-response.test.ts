@@ -10,8 +10,8 @@ import type { JsonObject } from '../../../lib/chunks.js';
 import { responsesDecoder } from '../../../lib/dialects/openai-responses/events.js';
 import { RepeatedResponse } from '../../../lib/dialects/openai-responses/repeated-response.js';
 import { parseStrict } from '../../../lib/json/strict-parse.js';
-import { label, sameJson } from '../../json/json-assert.js';
-import { prng } from '../../json/json-gen.js';
+import { label, sameJson, strictValue as strict } from '../../json/json-assert.js';
+import { editAt, pick, prng } from '../../json/json-gen.js';
 import { fixture } from '../../helpers/paths.js';
 
 interface Pair {
@@ -50,26 +50,15 @@ function pairs(): Pair[] {
 const INSERTS = [' ', '"', '\\', '0', '9', ',', '{', '}', '[', ']', ':', 'n', 'u', '\u0001', 'é', 'x', '-', '.', 'e'];
 
 function mutate(data: string, rand: () => number): string {
-  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
   const r = rand();
   if (r < 0.25) {
     // the sequence number rewritten: a leading zero, a sign, a fraction, an exponent, too many digits
     const at = data.indexOf('"sequence_number":') + '"sequence_number":'.length;
     const end = data.indexOf(',', at);
-    return data.slice(0, at) + pick(['01', '-1', '1.0', '1e2', '0', '7', '1234567890123456', '00', '']) + data.slice(end);
+    return data.slice(0, at) + pick(rand, ['01', '-1', '1.0', '1e2', '0', '7', '1234567890123456', '00', '']) + data.slice(end);
   }
   const at = Math.floor(rand() * data.length);
-  if (r < 0.5) return data.slice(0, at) + data.slice(at + 1);
-  if (r < 0.75) return data.slice(0, at) + pick(INSERTS) + data.slice(at);
-  return data.slice(0, at) + pick(INSERTS) + data.slice(at + 1);
-}
-
-function strict(data: string): unknown {
-  try {
-    return parseStrict(data);
-  } catch {
-    return undefined;
-  }
+  return editAt(data, at, r < 0.5 ? 'delete' : r < 0.75 ? 'insert' : 'replace', () => pick(rand, INSERTS));
 }
 
 t.test('an in_progress read as the created one again is the object the strict parser builds', async (t) => {
