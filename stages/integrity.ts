@@ -188,7 +188,8 @@ const CHECKS: { [T in CanonicalEventType]: Check<T> } = {
         return false;
       }
       // Anthropic's sign of a cut call, whose JSON may well be whole: the last block a tool call at the limit
-      if (block.kind === 'tool-call' && s.openCount === 1 && ev.index === s.blocks.length - 1 && s.cut === undefined) {
+      // (Chat's too, which has no other; a Responses item says itself whether it completed)
+      if (block.kind === 'tool-call' && s.openCount === 1 && ev.index === s.blocks.length - 1 && s.cut === undefined && s.upstream?.api !== 'responses') {
         s.held = ev;
         return false;
       }

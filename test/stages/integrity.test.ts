@@ -16,8 +16,8 @@ import { failed, recorded, run } from './harness.js';
 
 const ctx = offlineContext({ reqId: 'req_integrity' });
 
-function upstreamNote(upstreamModel: string): ChainNote {
-  const upstream: Upstream = { id: 'up', protocol: 'anthropic', api: 'messages', upstreamModel, stream: true, timing: { sentAt: 0 } };
+function upstreamNote(upstreamModel: string, api: Upstream['api'] = 'messages'): ChainNote {
+  const upstream: Upstream = { id: 'up', protocol: api === 'messages' ? 'anthropic' : 'openai', api, upstreamModel, stream: true, timing: { sentAt: 0 } };
   return { note: 'upstream', upstream };
 }
 
@@ -187,4 +187,6 @@ t.test('a whole tool call, the last block at the token limit (F5): its stop held
   const two = [start(), blockStart(0, tool('t0')), { type: 'tool-input-delta', index: 0, json: '{}' } as CanonicalEvent, blockStart(1, tool('t1')), stop(0), stop(1), md('length'), end];
   const parallel = await run(integrity(), two, ctx);
   t.same(types(parallel.values).filter((x) => x.startsWith('block-stop')), ['block-stop:0'], 'open at once: only the last block is cut');
+  const responses = await run(integrity(), [upstreamNote('claude-x', 'responses'), ...call, md('length'), end], ctx);
+  t.same(types(responses.values).slice(-3), ['block-stop:1', 'message-delta', 'message-stop'], 'a Responses upstream: its item said it completed, so the call is whole');
 });
