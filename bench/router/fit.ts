@@ -56,6 +56,8 @@ export interface FitOptions {
   subjectHeads: number;
   /** weight of the subject head's supervision */
   subjectWeight: number;
+  /** AdaGrad step for the profiles' subject offsets (0: the profiles' own, `profileRate`) */
+  subjectRate: number;
   /** 1: the prompts of the other datasets are a subject class of their own ("other") */
   subjectOther: number;
   /** how weights.json stores the heads: 16 (int16, one scale) or 8 (int8, one scale per head) */
@@ -137,7 +139,7 @@ export function fit(items: readonly FitItem[], models: readonly { name: string; 
   const random = rng(o.seed);
   // the free factors start small and random: at zero, their gradients would stay zero
   for (let m = 0; m < M; m++) for (let k = mixture; k < K; k++) skill[m * K + k] = (random() - 0.5) * 0.2;
-  const sub = classes === 0 ? undefined : new SubjectFit(classes, o.subjectHeads >= classes ? 0 : o.subjectHeads, M, random, { rate: o.rate, profileRate: o.profileRate, l2: o.l2, profileL2: o.profileL2, weight: o.subjectWeight });
+  const sub = classes === 0 ? undefined : new SubjectFit(classes, o.subjectHeads >= classes ? 0 : o.subjectHeads, M, random, { rate: o.rate, profileRate: o.subjectRate > 0 ? o.subjectRate : o.profileRate, l2: o.l2, profileL2: o.profileL2, weight: o.subjectWeight });
   const gs = new Float64Array(M * K);
   const out = new Float64Array(Hm);
   const gOut = new Float64Array(Hm);

@@ -16,7 +16,7 @@ import { fit, type FitItem, type FitOptions } from './fit.js';
 import { factorNames, SKILLS, skillOf } from './skill-labels.js';
 
 /** The options the shipped weights were trained with (chosen on dev.jsonl). */
-export const SHIPPED: FitOptions = { seed: 13, epochs: 4, rate: 0.05, profileRate: 0.01, l2: 1e-6, profileL2: 1e-4, mixWeight: 0.3, factors: 8, balance: 0, members: 5, smooth: 0, smoothLength: 0, direct: [], subjectHeads: 0, subjectWeight: 0.3, subjectOther: 0, bits: 16 };
+export const SHIPPED: FitOptions = { seed: 13, epochs: 4, rate: 0.05, profileRate: 0.01, l2: 1e-6, profileL2: 1e-4, mixWeight: 0.3, factors: 8, balance: 0, members: 5, smooth: 0, smoothLength: 0, direct: [], subjectHeads: 0, subjectWeight: 0.3, subjectRate: 0, subjectOther: 0, bits: 16 };
 
 export interface Trained {
   file: WeightsFile;
@@ -94,8 +94,8 @@ export function train(options: FitOptions = SHIPPED): Trained {
 
 /** The options as weights.json records them: the later options only when set, so older weights still reproduce byte for byte. */
 function recorded(options: FitOptions): Partial<FitOptions> {
-  const { smooth, smoothLength, direct, subjectHeads, subjectWeight, subjectOther, bits, ...rest } = options;
-  const subject = subjectHeads === 0 ? {} : { subjectHeads, subjectWeight, ...(subjectOther !== 0 ? { subjectOther } : {}) };
+  const { smooth, smoothLength, direct, subjectHeads, subjectWeight, subjectRate, subjectOther, bits, ...rest } = options;
+  const subject = subjectHeads === 0 ? {} : { subjectHeads, subjectWeight, ...(subjectRate !== 0 ? { subjectRate } : {}), ...(subjectOther !== 0 ? { subjectOther } : {}) };
   return { ...rest, ...(smooth !== 0 ? { smooth } : {}), ...(smoothLength !== 0 ? { smoothLength } : {}), ...(direct.length > 0 ? { direct } : {}), ...subject, ...(bits !== 16 ? { bits } : {}) };
 }
 
@@ -126,7 +126,7 @@ export const FIT_ARGS = {
   epochs: { type: 'string' }, rate: { type: 'string' }, 'profile-rate': { type: 'string' }, l2: { type: 'string' },
   'profile-l2': { type: 'string' }, mix: { type: 'string' }, seed: { type: 'string' }, factors: { type: 'string' }, balance: { type: 'string' }, members: { type: 'string' },
   smooth: { type: 'string' }, 'smooth-length': { type: 'string' }, direct: { type: 'string' },
-  'subject-heads': { type: 'string' }, 'subject-weight': { type: 'string' }, 'subject-other': { type: 'string' }, bits: { type: 'string' },
+  'subject-heads': { type: 'string' }, 'subject-weight': { type: 'string' }, 'subject-rate': { type: 'string' }, 'subject-other': { type: 'string' }, bits: { type: 'string' },
 } as const;
 
 export function fitOptionsFrom(values: Partial<Record<keyof typeof FIT_ARGS, string>>): FitOptions {
@@ -143,6 +143,7 @@ export function fitOptionsFrom(values: Partial<Record<keyof typeof FIT_ARGS, str
     direct: values.direct === undefined ? SHIPPED.direct : directPreset(values.direct),
     subjectHeads: num(values['subject-heads'], SHIPPED.subjectHeads),
     subjectWeight: num(values['subject-weight'], SHIPPED.subjectWeight),
+    subjectRate: num(values['subject-rate'], SHIPPED.subjectRate),
     subjectOther: num(values['subject-other'], SHIPPED.subjectOther),
     bits: num(values.bits, SHIPPED.bits),
   };
