@@ -3,6 +3,7 @@
 import type Database from 'better-sqlite3';
 import type { StoredUsage } from './ledger-api.js';
 import type { Delta, LevelsRow } from './ledger-batch.js';
+import { KeyOrgPairs } from './key-org-pairs.js';
 import type { LeaseRow } from './lease.js';
 import type { UsageRecord } from './types.js';
 
@@ -49,8 +50,8 @@ export class LedgerStatements {
    * Positional parameters (binding 24 named ones from an object costs more than the insert). Each
    * insert writes the table, its request_id key and one index, usage_org_time (org, time, key), which
    * the admin reads by organization, key or time range search through key_orgs (migration 6; the
-   * trigger that keeps key_orgs writes nothing for a pair it has). Without any index those reads,
-   * which SQLite runs on the gateway's event loop, would scan the whole table.
+   * row's pair is added by `pairs`, key-org-pairs.ts). Without any index those reads, which SQLite
+   * runs on the gateway's event loop, would scan the whole table.
    */
   private readonly insertUsage: Database.Statement<unknown[]>;
   readonly selectBalance: Database.Statement<[string], { balance: number; reserved: number; spent: number; spend_cap: number | null }>;
@@ -59,6 +60,8 @@ export class LedgerStatements {
   readonly creditOrg: Database.Statement<[number, string]>;
   readonly insertCreditEvent: Database.Statement<[string, number, string, number]>;
   readonly countReservations: Database.Statement<[], { n: number }>;
+  /** the (key, organization) pairs of usage rows, in key_orgs (every transaction writing usage rows begins and commits it) */
+  readonly pairs: KeyOrgPairs;
 
   constructor(db: Database.Database) {
     this.levels = db.prepare(`SELECT o.balance, o.reserved AS o_reserved, o.spent AS o_spent, o.spend_cap AS o_cap,
@@ -98,10 +101,15 @@ export class LedgerStatements {
     this.creditOrg = db.prepare('UPDATE orgs SET balance = balance + ? WHERE id = ?');
     this.insertCreditEvent = db.prepare('INSERT INTO credit_events (org, amount, reason, created_at) VALUES (?, ?, ?, ?)');
     this.countReservations = db.prepare('SELECT COUNT(*) AS n FROM reservations');
+    this.pairs = new KeyOrgPairs(db);
   }
 
-  /** The usage row of a request (its first record is kept: a duplicate request id changes nothing). */
+  /**
+   * The usage row of a request (its first record is kept: a duplicate request id changes nothing),
+   * and its (key, organization) pair in key_orgs.
+   */
   insertUsageRecord(r: UsageRecord): void {
+    this.pairs.note(r.keyId, r.org);
     this.insertUsage.run(r.requestId, r.keyId, r.org, r.project, r.environment, r.endpoint, r.modelRequested, r.modelServed, r.provider,
       r.inputTokens, r.outputTokens, r.cacheReadTokens, r.cacheWriteTokens, r.reasoningTokens, r.webSearches, r.audioSeconds, r.cost,
       r.callName, r.endUserId, r.status, r.errorCode, r.latencyMs, Date.now(), r.routing ?? null);

@@ -15,6 +15,16 @@ export class LedgerWrites {
     private readonly bootId: string,
   ) {}
 
+  /** At the start of a transaction that may end reservations, i.e. write usage rows (key-org-pairs.ts). */
+  begin(): void {
+    this.st.pairs.begin();
+  }
+
+  /** After that transaction committed: the (key, organization) pairs it wrote are known. */
+  committed(): void {
+    this.st.pairs.committed();
+  }
+
   /** One bump per level of `d` (a change outside a batch). */
   apply(d: Delta): void {
     const { st } = this;
