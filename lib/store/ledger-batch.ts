@@ -52,6 +52,24 @@ export interface LevelsRow {
   e_cap: number | null;
 }
 
+/** A LevelsRow as the SQLite ledger reads it: its columns in order (ledger-statements.ts). */
+export type LevelsColumns = [
+  balance: number, o_reserved: number, o_spent: number, o_cap: number | null,
+  k_reserved: number | null, k_spent: number | null, k_cap: number | null,
+  p_reserved: number | null, p_spent: number | null, p_cap: number | null,
+  e_reserved: number | null, e_spent: number | null, e_cap: number | null,
+];
+
+export function levelsRow(c: LevelsColumns | undefined): LevelsRow | undefined {
+  if (c === undefined) return undefined;
+  return {
+    balance: c[0], o_reserved: c[1], o_spent: c[2], o_cap: c[3],
+    k_reserved: c[4], k_spent: c[5], k_cap: c[6],
+    p_reserved: c[7], p_spent: c[8], p_cap: c[9],
+    e_reserved: c[10], e_spent: c[11], e_cap: c[12],
+  };
+}
+
 export interface Counters {
   reserved: number;
   spent: number;
@@ -110,7 +128,7 @@ export function checkHold(hold: Delta, levels: HoldLevels): void {
 
 /** The ledger's statements a batch uses (the bumps take the deltas of a `Delta`). */
 export interface BatchStatements {
-  levels: Database.Statement<[Delta], LevelsRow>;
+  levels: Database.Statement<[Delta], LevelsColumns>;
   bumpOrg: Database.Statement<[Delta]>;
   bumpKey: Database.Statement<[Delta]>;
   bumpProject: Database.Statement<[Delta]>;
@@ -171,7 +189,7 @@ export class CounterBatch {
     const unread = [l.org, l.key, l.project, l.environment].some((x) => x !== null && x.base === undefined);
     // (no organization row: refused whatever the other levels hold, nothing more to read)
     if (unread && l.org.base !== null) {
-      const row = this.st.levels.get(hold);
+      const row = levelsRow(this.st.levels.get(hold));
       const read = levelsOf(row);
       if (l.org.base === undefined) l.org.base = read.org;
       // no row at all says nothing about the other levels (the organization is missing)
