@@ -2,7 +2,7 @@
 // writes (ledger-writes.ts), its batches (ledger-queue.ts) and its reads (ledger.ts) run.
 import type Database from 'better-sqlite3';
 import type { StoredUsage } from './ledger-api.js';
-import type { Delta, LevelsColumns } from './ledger-batch.js';
+import type { BatchStatements } from './ledger-batch.js';
 import { KeyOrgPairs } from './key-org-pairs.js';
 import type { LeaseRow } from './lease.js';
 import type { UsageRecord } from './types.js';
@@ -32,11 +32,12 @@ export class LedgerStatements {
    * better-sqlite3 builds a row object through V8's API, a named property at a time, which cost
    * more than the read (about 9,000 instructions for these 13 columns; `levelsRow` makes it in JS).
    */
-  readonly levels: Database.Statement<[Delta], LevelsColumns>;
-  readonly bumpOrg: Database.Statement<[Delta]>;
-  readonly bumpKey: Database.Statement<[Delta]>;
-  readonly bumpProject: Database.Statement<[Delta]>;
-  readonly bumpEnv: Database.Statement<[Delta]>;
+  readonly levels: BatchStatements['levels'];
+  /** the bumps of one level's counters (positional: `bump` in ledger-batch.ts binds them from a Delta) */
+  readonly bumpOrg: BatchStatements['bumpOrg'];
+  readonly bumpKey: BatchStatements['bumpKey'];
+  readonly bumpProject: BatchStatements['bumpProject'];
+  readonly bumpEnv: BatchStatements['bumpEnv'];
   readonly insertReservation: Database.Statement<[string, string, string, string, string | null, string | null, number, string, number]>;
   /** deleting the row is the claim: whichever end deletes it takes effect (this one reads the row's levels back) */
   readonly claimReservation: Database.Statement<[string], ReservationRow>;
@@ -73,15 +74,15 @@ export class LedgerStatements {
         p.reserved AS p_reserved, p.spent AS p_spent, p.spend_cap AS p_cap,
         e.reserved AS e_reserved, e.spent AS e_spent, e.spend_cap AS e_cap
       FROM orgs o
-      LEFT JOIN keys k ON k.id = @key
-      LEFT JOIN projects p ON p.org = o.id AND p.id = @project
-      LEFT JOIN environments e ON e.org = o.id AND e.project = @project AND e.id = @environment
-      WHERE o.id = @org`).raw(true) as unknown as Database.Statement<[Delta], LevelsColumns>;
-    const bump = 'reserved = reserved + @reserve, spent = spent + @cost';
-    this.bumpOrg = db.prepare(`UPDATE orgs SET ${bump}, balance = balance - @cost WHERE id = @org`);
-    this.bumpKey = db.prepare(`UPDATE keys SET ${bump} WHERE id = @key`);
-    this.bumpProject = db.prepare(`UPDATE projects SET ${bump} WHERE org = @org AND id = @project`);
-    this.bumpEnv = db.prepare(`UPDATE environments SET ${bump} WHERE org = @org AND project = @project AND id = @environment`);
+      LEFT JOIN keys k ON k.id = ?
+      LEFT JOIN projects p ON p.org = o.id AND p.id = ?
+      LEFT JOIN environments e ON e.org = o.id AND e.project = ? AND e.id = ?
+      WHERE o.id = ?`).raw(true) as unknown as BatchStatements['levels'];
+    const bump = 'reserved = reserved + ?, spent = spent + ?';
+    this.bumpOrg = db.prepare(`UPDATE orgs SET ${bump}, balance = balance - ? WHERE id = ?`);
+    this.bumpKey = db.prepare(`UPDATE keys SET ${bump} WHERE id = ?`);
+    this.bumpProject = db.prepare(`UPDATE projects SET ${bump} WHERE org = ? AND id = ?`);
+    this.bumpEnv = db.prepare(`UPDATE environments SET ${bump} WHERE org = ? AND project = ? AND id = ?`);
     this.insertReservation = db.prepare(`INSERT INTO reservations (id, request_id, key_id, org, project, environment, amount, boot_id, created_at)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`);
     this.claimReservation = db.prepare('DELETE FROM reservations WHERE id = ? RETURNING id, key_id, org, project, environment, amount');

@@ -3,7 +3,7 @@
 // dead owners held. The rules are ledger.ts's; a batch's counters are ledger-batch.ts's.
 import { timeOrderedId } from '../ids.js';
 import type { ReserveInput } from './ledger-api.js';
-import { checkHold, levelsOf, levelsRow, type CounterBatch, type Delta } from './ledger-batch.js';
+import { bump, checkHold, levelsOf, readLevels, type CounterBatch, type Delta } from './ledger-batch.js';
 import type { LedgerStatements } from './ledger-statements.js';
 import { deadOwners } from './lease.js';
 import type { Reservation, UsageRecord } from './types.js';
@@ -28,11 +28,11 @@ export class LedgerWrites {
   /** One bump per level of `d` (a change outside a batch). */
   apply(d: Delta): void {
     const { st } = this;
-    st.bumpOrg.run(d);
-    st.bumpKey.run(d);
+    bump(st, 'org', d);
+    bump(st, 'key', d);
     if (d.project !== null) {
-      st.bumpProject.run(d);
-      if (d.environment !== null) st.bumpEnv.run(d);
+      bump(st, 'project', d);
+      if (d.environment !== null) bump(st, 'environment', d);
     }
   }
 
@@ -43,7 +43,7 @@ export class LedgerWrites {
     const hold: Delta = { key: key.id, org: key.org, project, environment, reserve: amount, cost: 0 };
     if (batch) batch.hold(hold);
     else {
-      checkHold(hold, levelsOf(levelsRow(this.st.levels.get(hold))));
+      checkHold(hold, levelsOf(readLevels(this.st, hold)));
       this.apply(hold);
     }
     // sorts by time: the hold's row goes at the end of the reservations table (lib/ids.ts)
