@@ -1,7 +1,7 @@
 // `npm run bench -- --profile`: instead of the table, each chosen HTTP scenario against a gateway of
 // its own started under --cpu-prof; after warm-up and one measured phase the gateway stops, its
-// profile goes to `<out>/profiles/<scenario>.cpuprofile` and a summary of where the time went (start-up
-// and warm-up left out) to `<scenario>.txt` and standard output.
+// profile goes to `<out>/profiles/<scenario>.cpuprofile` and a summary of where the time went (start-up,
+// warm-up and shutdown left out) to `<scenario>.txt` and standard output.
 import { mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Timing } from './http-phases.js';
@@ -40,7 +40,10 @@ export async function profileRun(o: ProfileRunOptions): Promise<void> {
     // the summary leaves out start-up and warm-up
     const skipMs = performance.now() - spawnedAt;
     const load = await runLoad(t.url, spec, { connections, seconds: timing.seconds });
+    // and shutdown (the store's closing checkpoint), which the row's CPU per request does not hold
+    const stoppedAt = performance.now();
     await o.stopGateway(gw);
+    const tailMs = performance.now() - stoppedAt;
     const file = readdirSync(profDir).find((f) => !before.has(f) && f.endsWith('.cpuprofile'));
     if (!file) {
       o.log(`profile ${sc.name}: no .cpuprofile written`);
@@ -49,7 +52,7 @@ export async function profileRun(o: ProfileRunOptions): Promise<void> {
     const target = join(profDir, `${sc.name}.cpuprofile`);
     rmSync(target, { force: true });
     renameSync(join(profDir, file), target);
-    const text = formatSummary(summariseFile(target, 30, skipMs), `${sc.name}: ${Math.round(load.rps)} req/s under --cpu-prof (${load.ok} requests; start-up and warm-up left out)`);
+    const text = formatSummary(summariseFile(target, 30, skipMs, tailMs), `${sc.name}: ${Math.round(load.rps)} req/s under --cpu-prof (${load.ok} requests; start-up, warm-up and shutdown left out)`);
     writeFileSync(join(profDir, `${sc.name}.txt`), `${text}\n`);
     process.stdout.write(`${text}\n\n`);
   }

@@ -31,8 +31,9 @@ interface Clause {
 /**
  * SQLite's one usage index is usage_org_time (org, time, key; migration 6). A read by organization
  * uses it as it is; a read by key or by time alone names the organizations to search, from key_orgs
- * (every (key, organization) pair of the usage rows, kept by a trigger): the key's, or every one.
- * The clause only narrows the search (every row's pair is in key_orgs): the rows answered are the same.
+ * (every (key, organization) pair of the usage rows, kept by the ledger, key-org-pairs.ts, and every
+ * key's own pair, migration 7): the key's, or every one. The clause only narrows the search (every
+ * row's pair is in key_orgs; a pair without rows adds an empty range): the rows answered are the same.
  */
 function organizationsOf(filter: UsageFilter, kind: SqlKind): Clause | null {
   if (kind !== 'sqlite' || filter.org !== undefined) return null;

@@ -43,6 +43,7 @@ export class LedgerQueue {
     private readonly writes: LedgerWrites,
   ) {
     this.batchTx = db.transaction((batch: readonly Op[]) => {
+      writes.begin();
       const counters = new CounterBatch(st); // this batch's only: never reused
       const settle = batch.map((op) => this.runOp(op, counters));
       counters.write();
@@ -51,6 +52,7 @@ export class LedgerQueue {
     this.backlog = new SettleBacklog((ends: readonly PendingEnd[]) => {
       this.faults?.apply();
       this.batchTx.immediate(ends.map((e): Op => ({ kind: 'end', reservation: e.reservation, record: e.record, resolve: ignore, reject: ignore })));
+      writes.committed();
     });
   }
 
@@ -94,6 +96,7 @@ export class LedgerQueue {
     try {
       this.faults?.apply();
       settle = this.batchTx.immediate(batch);
+      this.writes.committed();
     } catch (err) {
       if (!isStoreUnwritable(err)) {
         for (const op of batch) op.reject(err);

@@ -2,7 +2,8 @@
 // writes (ledger-writes.ts), its batches (ledger-queue.ts) and its reads (ledger.ts) run.
 import type Database from 'better-sqlite3';
 import type { StoredUsage } from './ledger-api.js';
-import type { Delta, LevelsRow } from './ledger-batch.js';
+import type { BatchStatements } from './ledger-batch.js';
+import { KeyOrgPairs } from './key-org-pairs.js';
 import type { LeaseRow } from './lease.js';
 import type { UsageRecord } from './types.js';
 
@@ -26,12 +27,17 @@ const USAGE_COLUMNS = [
   .join(', ');
 
 export class LedgerStatements {
-  /** the counters of every level of a hold, in one read */
-  readonly levels: Database.Statement<[Delta], LevelsRow>;
-  readonly bumpOrg: Database.Statement<[Delta]>;
-  readonly bumpKey: Database.Statement<[Delta]>;
-  readonly bumpProject: Database.Statement<[Delta]>;
-  readonly bumpEnv: Database.Statement<[Delta]>;
+  /**
+   * The counters of every level of a hold, in one read, as an array in LevelsRow's order (`raw`):
+   * better-sqlite3 builds a row object through V8's API, a named property at a time, which cost
+   * more than the read (about 9,000 instructions for these 13 columns; `levelsRow` makes it in JS).
+   */
+  readonly levels: BatchStatements['levels'];
+  /** the bumps of one level's counters (positional: `bump` in ledger-batch.ts binds them from a Delta) */
+  readonly bumpOrg: BatchStatements['bumpOrg'];
+  readonly bumpKey: BatchStatements['bumpKey'];
+  readonly bumpProject: BatchStatements['bumpProject'];
+  readonly bumpEnv: BatchStatements['bumpEnv'];
   readonly insertReservation: Database.Statement<[string, string, string, string, string | null, string | null, number, string, number]>;
   /** deleting the row is the claim: whichever end deletes it takes effect (this one reads the row's levels back) */
   readonly claimReservation: Database.Statement<[string], ReservationRow>;
@@ -49,8 +55,8 @@ export class LedgerStatements {
    * Positional parameters (binding 24 named ones from an object costs more than the insert). Each
    * insert writes the table, its request_id key and one index, usage_org_time (org, time, key), which
    * the admin reads by organization, key or time range search through key_orgs (migration 6; the
-   * trigger that keeps key_orgs writes nothing for a pair it has). Without any index those reads,
-   * which SQLite runs on the gateway's event loop, would scan the whole table.
+   * row's pair is added by `pairs`, key-org-pairs.ts). Without any index those reads, which SQLite
+   * runs on the gateway's event loop, would scan the whole table.
    */
   private readonly insertUsage: Database.Statement<unknown[]>;
   readonly selectBalance: Database.Statement<[string], { balance: number; reserved: number; spent: number; spend_cap: number | null }>;
@@ -59,6 +65,8 @@ export class LedgerStatements {
   readonly creditOrg: Database.Statement<[number, string]>;
   readonly insertCreditEvent: Database.Statement<[string, number, string, number]>;
   readonly countReservations: Database.Statement<[], { n: number }>;
+  /** the (key, organization) pairs of usage rows, in key_orgs (every transaction writing usage rows begins and commits it) */
+  readonly pairs: KeyOrgPairs;
 
   constructor(db: Database.Database) {
     this.levels = db.prepare(`SELECT o.balance, o.reserved AS o_reserved, o.spent AS o_spent, o.spend_cap AS o_cap,
@@ -66,15 +74,15 @@ export class LedgerStatements {
         p.reserved AS p_reserved, p.spent AS p_spent, p.spend_cap AS p_cap,
         e.reserved AS e_reserved, e.spent AS e_spent, e.spend_cap AS e_cap
       FROM orgs o
-      LEFT JOIN keys k ON k.id = @key
-      LEFT JOIN projects p ON p.org = o.id AND p.id = @project
-      LEFT JOIN environments e ON e.org = o.id AND e.project = @project AND e.id = @environment
-      WHERE o.id = @org`);
-    const bump = 'reserved = reserved + @reserve, spent = spent + @cost';
-    this.bumpOrg = db.prepare(`UPDATE orgs SET ${bump}, balance = balance - @cost WHERE id = @org`);
-    this.bumpKey = db.prepare(`UPDATE keys SET ${bump} WHERE id = @key`);
-    this.bumpProject = db.prepare(`UPDATE projects SET ${bump} WHERE org = @org AND id = @project`);
-    this.bumpEnv = db.prepare(`UPDATE environments SET ${bump} WHERE org = @org AND project = @project AND id = @environment`);
+      LEFT JOIN keys k ON k.id = ?
+      LEFT JOIN projects p ON p.org = o.id AND p.id = ?
+      LEFT JOIN environments e ON e.org = o.id AND e.project = ? AND e.id = ?
+      WHERE o.id = ?`).raw(true) as unknown as BatchStatements['levels'];
+    const bump = 'reserved = reserved + ?, spent = spent + ?';
+    this.bumpOrg = db.prepare(`UPDATE orgs SET ${bump}, balance = balance - ? WHERE id = ?`);
+    this.bumpKey = db.prepare(`UPDATE keys SET ${bump} WHERE id = ?`);
+    this.bumpProject = db.prepare(`UPDATE projects SET ${bump} WHERE org = ? AND id = ?`);
+    this.bumpEnv = db.prepare(`UPDATE environments SET ${bump} WHERE org = ? AND project = ? AND id = ?`);
     this.insertReservation = db.prepare(`INSERT INTO reservations (id, request_id, key_id, org, project, environment, amount, boot_id, created_at)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`);
     this.claimReservation = db.prepare('DELETE FROM reservations WHERE id = ? RETURNING id, key_id, org, project, environment, amount');
@@ -98,10 +106,15 @@ export class LedgerStatements {
     this.creditOrg = db.prepare('UPDATE orgs SET balance = balance + ? WHERE id = ?');
     this.insertCreditEvent = db.prepare('INSERT INTO credit_events (org, amount, reason, created_at) VALUES (?, ?, ?, ?)');
     this.countReservations = db.prepare('SELECT COUNT(*) AS n FROM reservations');
+    this.pairs = new KeyOrgPairs(db);
   }
 
-  /** The usage row of a request (its first record is kept: a duplicate request id changes nothing). */
+  /**
+   * The usage row of a request (its first record is kept: a duplicate request id changes nothing),
+   * and its (key, organization) pair in key_orgs.
+   */
   insertUsageRecord(r: UsageRecord): void {
+    this.pairs.note(r.keyId, r.org);
     this.insertUsage.run(r.requestId, r.keyId, r.org, r.project, r.environment, r.endpoint, r.modelRequested, r.modelServed, r.provider,
       r.inputTokens, r.outputTokens, r.cacheReadTokens, r.cacheWriteTokens, r.reasoningTokens, r.webSearches, r.audioSeconds, r.cost,
       r.callName, r.endUserId, r.status, r.errorCode, r.latencyMs, Date.now(), r.routing ?? null);

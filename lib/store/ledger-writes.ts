@@ -3,7 +3,7 @@
 // dead owners held. The rules are ledger.ts's; a batch's counters are ledger-batch.ts's.
 import { timeOrderedId } from '../ids.js';
 import type { ReserveInput } from './ledger-api.js';
-import { checkHold, levelsOf, type CounterBatch, type Delta } from './ledger-batch.js';
+import { bump, checkHold, levelsOf, readLevels, type CounterBatch, type Delta } from './ledger-batch.js';
 import type { LedgerStatements } from './ledger-statements.js';
 import { deadOwners } from './lease.js';
 import type { Reservation, UsageRecord } from './types.js';
@@ -15,14 +15,24 @@ export class LedgerWrites {
     private readonly bootId: string,
   ) {}
 
+  /** At the start of a transaction that may end reservations, i.e. write usage rows (key-org-pairs.ts). */
+  begin(): void {
+    this.st.pairs.begin();
+  }
+
+  /** After that transaction committed: the (key, organization) pairs it wrote are known. */
+  committed(): void {
+    this.st.pairs.committed();
+  }
+
   /** One bump per level of `d` (a change outside a batch). */
   apply(d: Delta): void {
     const { st } = this;
-    st.bumpOrg.run(d);
-    st.bumpKey.run(d);
+    bump(st, 'org', d);
+    bump(st, 'key', d);
     if (d.project !== null) {
-      st.bumpProject.run(d);
-      if (d.environment !== null) st.bumpEnv.run(d);
+      bump(st, 'project', d);
+      if (d.environment !== null) bump(st, 'environment', d);
     }
   }
 
@@ -33,7 +43,7 @@ export class LedgerWrites {
     const hold: Delta = { key: key.id, org: key.org, project, environment, reserve: amount, cost: 0 };
     if (batch) batch.hold(hold);
     else {
-      checkHold(hold, levelsOf(this.st.levels.get(hold)));
+      checkHold(hold, levelsOf(readLevels(this.st, hold)));
       this.apply(hold);
     }
     // sorts by time: the hold's row goes at the end of the reservations table (lib/ids.ts)

@@ -54,6 +54,7 @@ export class SqliteLedger implements Ledger {
   private readonly queue: LedgerQueue;
   private readonly reserveTx: Database.Transaction<(input: ReserveInput) => Reservation>;
   private readonly endTx: Database.Transaction<(reservation: Reservation, record: UsageRecord | null) => boolean>;
+  private readonly writes: LedgerWrites;
   private readonly staleTx: Database.Transaction<() => number>;
   private readonly creditTx: Database.Transaction<(org: string, units: number, reason: string) => number>;
 
@@ -66,7 +67,11 @@ export class SqliteLedger implements Ledger {
     ({ levels: this.levels, bumpOrg: this.bumpOrg, bumpKey: this.bumpKey, bumpProject: this.bumpProject, bumpEnv: this.bumpEnv } = st);
     this.queue = new LedgerQueue(db, { levels: this.levels, bumpOrg: this.bumpOrg, bumpKey: this.bumpKey, bumpProject: this.bumpProject, bumpEnv: this.bumpEnv }, writes);
     this.reserveTx = db.transaction((input: ReserveInput) => writes.reserve(input));
-    this.endTx = db.transaction((reservation: Reservation, record: UsageRecord | null) => writes.end(reservation, record));
+    this.endTx = db.transaction((reservation: Reservation, record: UsageRecord | null) => {
+      writes.begin();
+      return writes.end(reservation, record);
+    });
+    this.writes = writes;
     this.staleTx = db.transaction(() => writes.releaseDeadOwners());
     this.creditTx = db.transaction((org: string, units: number, reason: string) => {
       if (st.creditOrg.run(units, org).changes === 0) throw new Error(`unknown organization "${org}"`);
@@ -115,11 +120,17 @@ export class SqliteLedger implements Ledger {
 
   settle(reservation: Reservation, record: UsageRecord): boolean {
     assertUnits(record.cost, 'cost');
-    return this.endTx.immediate(reservation, record);
+    return this.ended(this.endTx.immediate(reservation, record));
   }
 
   release(reservation: Reservation, record?: UsageRecord): boolean {
-    return this.endTx.immediate(reservation, record ? { ...record, cost: 0 } : null);
+    return this.ended(this.endTx.immediate(reservation, record ? { ...record, cost: 0 } : null));
+  }
+
+  /** An end's transaction committed (key-org-pairs.ts). */
+  private ended(ended: boolean): boolean {
+    this.writes.committed();
+    return ended;
   }
 
   releaseStale(): number {
