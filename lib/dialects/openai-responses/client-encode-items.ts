@@ -76,8 +76,17 @@ export class OutputItems implements ItemWriter {
   private readonly blocks: (Block | undefined)[] = [];
   private nextItem = 0;
 
-  /** `streaming`: the events are written (else `emit` is a no-op, and what only it reads is not made) */
-  constructor(facts: ResponsesFacts, base: string, emit: EmitEvent, private readonly streaming: boolean) {
+  /**
+   * `streaming`: the events are written (else `emit` is a no-op, and what only it reads is not made);
+   * `textDelta(at, rest)` writes an output_text.delta event as `emit` would with fields `${at}${rest}}`
+   */
+  constructor(
+    facts: ResponsesFacts,
+    base: string,
+    emit: EmitEvent,
+    private readonly streaming: boolean,
+    private readonly textDelta: (at: string, rest: string) => void,
+  ) {
     this.facts = facts;
     this.base = base;
     this.emit = emit;
@@ -163,8 +172,7 @@ export class OutputItems implements ItemWriter {
     if (!this.streaming) return;
     // a Responses upstream's delta frame: its `delta` and `logprobs` go as they came
     const kept = native?.through !== undefined && native.dialect === 'openai-responses' && native.event === 'response.output_text.delta' ? native.kept : undefined;
-    if (kept !== undefined) this.emit('response.output_text.delta', `${atOf(b)}${native!.data.slice(kept[0], kept[1])}}`);
-    else this.emit('response.output_text.delta', `${atOf(b)}"delta":${JSON.stringify(text)},"logprobs":[]}`);
+    this.textDelta(atOf(b), kept !== undefined ? native!.data.slice(kept[0], kept[1]) : `"delta":${JSON.stringify(text)},"logprobs":[]`);
   }
 
   annotate(index: number, citation: UrlCitation): void {

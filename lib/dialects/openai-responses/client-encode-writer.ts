@@ -22,6 +22,8 @@ function factsFor(input: EncoderInput): ResponsesFacts {
   return req !== undefined && req.source === 'openai-responses' ? responsesFacts(req) : EMPTY_FACTS;
 }
 
+const DELTA_HEAD = 'event: response.output_text.delta\ndata: {"type":"response.output_text.delta","sequence_number":';
+
 /** `resp_…` from the request id (`req_<hex>`). */
 function baseId(requestId: string): string {
   return requestId.replace(/^req_/, '').replace(/[^A-Za-z0-9]/g, '');
@@ -53,7 +55,7 @@ export class ResponseWriter {
     this.streaming = streaming;
     const base = baseId(requestId);
     this.id = `resp_${base}`;
-    this.items = new OutputItems(this.facts, base, (type, fields) => this.ev(type, fields), streaming);
+    this.items = new OutputItems(this.facts, base, (type, fields) => this.ev(type, fields), streaming, (at, rest) => this.textDelta(at, rest));
   }
 
   /** SSE frames produced since the last call. */
@@ -70,6 +72,15 @@ export class ResponseWriter {
     if (typeof fields === 'string') return void (this.frames += `event: ${type}\ndata: {"type":"${type}","sequence_number":${this.seq++},${fields}\n\n`);
     const rest = JSON.stringify(fields);
     this.frames += `event: ${type}\ndata: {"type":"${type}","sequence_number":${this.seq++}${rest.length === 2 ? '}' : `,${rest.slice(1)}`}\n\n`;
+  }
+
+  /**
+   * An output_text.delta event, the frame most of a stream is: ev(type, `${at}${rest}}`) written from
+   * one constant head, in fewer pieces (`at`: its members after the sequence number up to the delta,
+   * with their comma; `rest`: the delta and logprobs members)
+   */
+  private textDelta(at: string, rest: string): void {
+    if (this.streaming) this.frames += `${DELTA_HEAD}${this.seq++},${at}${rest}}\n\n`;
   }
 
   private model(): string {
