@@ -59,9 +59,16 @@ export type EmitEvent = (type: string, fields: JsonObject | string) => void;
 
 type MessageBlock = Extract<Block, { kind: 'message' }>;
 
-/** A message's `at` (Block), made at the first event that needs it. */
+/**
+ * A message's `at` (Block), made at the first event that needs it, as one flat string: a template's
+ * result is a tree of its pieces, which every delta frame it goes into would hold and the chain's
+ * join of a chunk's frames would walk again; V8 flattens it in place once a character of it is read.
+ */
 function atOf(b: MessageBlock): string {
-  return (b.at ??= `"item_id":${(b.idJson ??= JSON.stringify(b.id))},"output_index":${b.out},"content_index":0,`);
+  if (b.at !== undefined) return b.at;
+  const at = `"item_id":${(b.idJson ??= JSON.stringify(b.id))},"output_index":${b.out},"content_index":0,`;
+  at.charCodeAt(0);
+  return (b.at = at);
 }
 
 /** Also the ItemWriter the call items (client-encode-calls.ts) are written through. */
