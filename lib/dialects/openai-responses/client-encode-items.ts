@@ -60,15 +60,18 @@ export type EmitEvent = (type: string, fields: JsonObject | string) => void;
 type MessageBlock = Extract<Block, { kind: 'message' }>;
 
 /**
- * A message's `at` (Block), made at the first event that needs it, as one flat string: a template's
- * result is a tree of its pieces, which every delta frame it goes into would hold and the chain's
- * join of a chunk's frames would walk again; V8 flattens it in place once a character of it is read.
+ * `s` as one flat string, for a text written into several frames: a template's result is a tree of
+ * its pieces, which each frame it goes into would hold and the chain's join of a chunk's frames would
+ * walk again; V8 flattens it in place once a character of it is read.
  */
+export function flat(s: string): string {
+  s.charCodeAt(0);
+  return s;
+}
+
+/** A message's `at` (Block), made at the first event that needs it (one flat string: every delta frame has it). */
 function atOf(b: MessageBlock): string {
-  if (b.at !== undefined) return b.at;
-  const at = `"item_id":${(b.idJson ??= JSON.stringify(b.id))},"output_index":${b.out},"content_index":0,`;
-  at.charCodeAt(0);
-  return (b.at = at);
+  return (b.at ??= flat(`"item_id":${(b.idJson ??= JSON.stringify(b.id))},"output_index":${b.out},"content_index":0,`));
 }
 
 /** Also the ItemWriter the call items (client-encode-calls.ts) are written through. */
@@ -228,7 +231,7 @@ export class OutputItems implements ItemWriter {
           this.emit('response.output_text.done', f.textDone);
           this.emit('response.content_part.done', f.partDone);
           this.output[b.out] = { id: b.id, type: 'message', status: 'completed', content: [part], role: 'assistant' };
-          this.outputJson[b.out] = f.item;
+          this.outputJson[b.out] = flat(f.item); // in output_item.done and the final Response
           this.emit('response.output_item.done', `"output_index":${b.out},"item":${f.item}}`);
           return;
         }

@@ -8,7 +8,7 @@ import type { GatewayError } from '../../errors.js';
 import { unitsToUsd } from '../../pricing.js';
 import { openAiError } from '../../openai/errors.js';
 import { chatGateway, mergeUsage } from '../../openai/client.js';
-import { OutputItems } from './client-encode-items.js';
+import { flat, OutputItems } from './client-encode-items.js';
 import { responsesFacts, type ResponsesFacts } from './client-validate.js';
 import { echoedTools, jsonOf, upstreamInstructionsJson } from './client-encode-echo.js';
 
@@ -159,7 +159,7 @@ export class ResponseWriter {
     if (!this.streaming) return;
     this.instructionsJson = upstreamInstructionsJson(native, this.input.routed?.request.body.instructions);
     // one Response, one serialisation for both events
-    const r = `"response":${this.json(this.response('in_progress', null))}}`;
+    const r = flat(`"response":${this.json(this.response('in_progress', null))}}`);
     this.ev('response.created', r);
     this.ev('response.in_progress', r);
   }
