@@ -59,9 +59,19 @@ export type EmitEvent = (type: string, fields: JsonObject | string) => void;
 
 type MessageBlock = Extract<Block, { kind: 'message' }>;
 
-/** A message's `at` (Block), made at the first event that needs it. */
+/**
+ * `s` as one flat string, for a text written into several frames: a template's result is a tree of
+ * its pieces, which each frame it goes into would hold and the chain's join of a chunk's frames would
+ * walk again; V8 flattens it in place once a character of it is read.
+ */
+export function flat(s: string): string {
+  s.charCodeAt(0);
+  return s;
+}
+
+/** A message's `at` (Block), made at the first event that needs it (one flat string: every delta frame has it). */
 function atOf(b: MessageBlock): string {
-  return (b.at ??= `"item_id":${(b.idJson ??= JSON.stringify(b.id))},"output_index":${b.out},"content_index":0,`);
+  return (b.at ??= flat(`"item_id":${(b.idJson ??= JSON.stringify(b.id))},"output_index":${b.out},"content_index":0,`));
 }
 
 /** Also the ItemWriter the call items (client-encode-calls.ts) are written through. */
@@ -76,8 +86,17 @@ export class OutputItems implements ItemWriter {
   private readonly blocks: (Block | undefined)[] = [];
   private nextItem = 0;
 
-  /** `streaming`: the events are written (else `emit` is a no-op, and what only it reads is not made) */
-  constructor(facts: ResponsesFacts, base: string, emit: EmitEvent, private readonly streaming: boolean) {
+  /**
+   * `streaming`: the events are written (else `emit` is a no-op, and what only it reads is not made);
+   * `textDelta(at, rest)` writes an output_text.delta event as `emit` would with fields `${at}${rest}}`
+   */
+  constructor(
+    facts: ResponsesFacts,
+    base: string,
+    emit: EmitEvent,
+    private readonly streaming: boolean,
+    private readonly textDelta: (at: string, rest: string) => void,
+  ) {
     this.facts = facts;
     this.base = base;
     this.emit = emit;
@@ -163,8 +182,7 @@ export class OutputItems implements ItemWriter {
     if (!this.streaming) return;
     // a Responses upstream's delta frame: its `delta` and `logprobs` go as they came
     const kept = native?.through !== undefined && native.dialect === 'openai-responses' && native.event === 'response.output_text.delta' ? native.kept : undefined;
-    if (kept !== undefined) this.emit('response.output_text.delta', `${atOf(b)}${native!.data.slice(kept[0], kept[1])}}`);
-    else this.emit('response.output_text.delta', `${atOf(b)}"delta":${JSON.stringify(text)},"logprobs":[]}`);
+    this.textDelta(atOf(b), kept !== undefined ? native!.data.slice(kept[0], kept[1]) : `"delta":${JSON.stringify(text)},"logprobs":[]`);
   }
 
   annotate(index: number, citation: UrlCitation): void {
@@ -213,7 +231,7 @@ export class OutputItems implements ItemWriter {
           this.emit('response.output_text.done', f.textDone);
           this.emit('response.content_part.done', f.partDone);
           this.output[b.out] = { id: b.id, type: 'message', status: 'completed', content: [part], role: 'assistant' };
-          this.outputJson[b.out] = f.item;
+          this.outputJson[b.out] = flat(f.item); // in output_item.done and the final Response
           this.emit('response.output_item.done', `"output_index":${b.out},"item":${f.item}}`);
           return;
         }

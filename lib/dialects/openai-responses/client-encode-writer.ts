@@ -8,7 +8,7 @@ import type { GatewayError } from '../../errors.js';
 import { unitsToUsd } from '../../pricing.js';
 import { openAiError } from '../../openai/errors.js';
 import { chatGateway, mergeUsage } from '../../openai/client.js';
-import { OutputItems } from './client-encode-items.js';
+import { flat, OutputItems } from './client-encode-items.js';
 import { responsesFacts, type ResponsesFacts } from './client-validate.js';
 import { echoedTools, jsonOf, upstreamInstructionsJson } from './client-encode-echo.js';
 
@@ -21,6 +21,8 @@ function factsFor(input: EncoderInput): ResponsesFacts {
   const req = input.routed?.request;
   return req !== undefined && req.source === 'openai-responses' ? responsesFacts(req) : EMPTY_FACTS;
 }
+
+const DELTA_HEAD = 'event: response.output_text.delta\ndata: {"type":"response.output_text.delta","sequence_number":';
 
 /** `resp_…` from the request id (`req_<hex>`). */
 function baseId(requestId: string): string {
@@ -53,7 +55,7 @@ export class ResponseWriter {
     this.streaming = streaming;
     const base = baseId(requestId);
     this.id = `resp_${base}`;
-    this.items = new OutputItems(this.facts, base, (type, fields) => this.ev(type, fields), streaming);
+    this.items = new OutputItems(this.facts, base, (type, fields) => this.ev(type, fields), streaming, (at, rest) => this.textDelta(at, rest));
   }
 
   /** SSE frames produced since the last call. */
@@ -70,6 +72,15 @@ export class ResponseWriter {
     if (typeof fields === 'string') return void (this.frames += `event: ${type}\ndata: {"type":"${type}","sequence_number":${this.seq++},${fields}\n\n`);
     const rest = JSON.stringify(fields);
     this.frames += `event: ${type}\ndata: {"type":"${type}","sequence_number":${this.seq++}${rest.length === 2 ? '}' : `,${rest.slice(1)}`}\n\n`;
+  }
+
+  /**
+   * An output_text.delta event, the frame most of a stream is: ev(type, `${at}${rest}}`) written from
+   * one constant head, in fewer pieces (`at`: its members after the sequence number up to the delta,
+   * with their comma; `rest`: the delta and logprobs members)
+   */
+  private textDelta(at: string, rest: string): void {
+    if (this.streaming) this.frames += `${DELTA_HEAD}${this.seq++},${at}${rest}}\n\n`;
   }
 
   private model(): string {
@@ -148,7 +159,7 @@ export class ResponseWriter {
     if (!this.streaming) return;
     this.instructionsJson = upstreamInstructionsJson(native, this.input.routed?.request.body.instructions);
     // one Response, one serialisation for both events
-    const r = `"response":${this.json(this.response('in_progress', null))}}`;
+    const r = flat(`"response":${this.json(this.response('in_progress', null))}}`);
     this.ev('response.created', r);
     this.ev('response.in_progress', r);
   }

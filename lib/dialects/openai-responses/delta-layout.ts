@@ -11,7 +11,7 @@
 // members before them are numbered and named by the gateway: client-encode-writer.ts; OpenAI's
 // `obfuscation` padding is left out, as the re-encoder always did: the gateway does not forward the
 // client's `stream_options.include_obfuscation`).
-import type { JsonObject } from '../../chunks.js';
+import type { JsonObject, NativeFrame } from '../../chunks.js';
 
 /**
  * a JSON string's body: characters other than a quote, a backslash or a control character, and valid
@@ -48,12 +48,6 @@ const BEFORE_DELTA = '","output_index":'.length + ',"content_index":'.length + 1
 const DELTA_KEY = '"delta":"'.length;
 const AFTER_DELTA = '","logprobs":[]'.length;
 
-export interface DeltaLayout {
-  parsed: JsonObject;
-  /** where `"delta":"…","logprobs":[]` lies in the frame */
-  kept: [number, number];
-}
-
 function text(raw: string): string {
   // escapes are decoded by JSON.parse, as the strict parser decodes them
   return raw.indexOf('\\') < 0 ? raw : (JSON.parse(`"${raw}"`) as string);
@@ -65,6 +59,60 @@ const OUT_KEY = '","output_index":'.length;
 const CONTENT_KEY = ',"content_index":'.length;
 const OBFUSCATION_KEY = ',"obfuscation":"'.length;
 
+/**
+ * A delta frame in its recognised layout, which is also its events' native frame (events.ts): the
+ * numbers and the delta text the decoder reads, and the object the strict parser would build made
+ * only if something reads `parsed` (the decoder and a Responses client's encoder never do), as the
+ * Chat content frame is (../openai-chat/chunk-layout.ts).
+ */
+export class DeltaFrame implements NativeFrame {
+  readonly dialect = 'openai-responses' as const;
+  readonly event = 'response.output_text.delta';
+  /** 'frame' at content index 0: a Responses client gets its `kept` bytes (client-encode-items.ts) */
+  readonly through: 'frame' | undefined;
+  /** where `"delta":"…","logprobs":[]` lies in the frame */
+  readonly kept: [number, number];
+  private built: JsonObject | undefined = undefined;
+
+  constructor(
+    readonly data: string,
+    readonly sequenceNumber: number,
+    /** where the item id's string body lies */
+    private readonly itemFrom: number,
+    private readonly itemEnd: number,
+    readonly outputIndex: number,
+    readonly contentIndex: number,
+    /** the delta, decoded */
+    readonly delta: string,
+    keptFrom: number,
+    keptEnd: number,
+  ) {
+    this.kept = [keptFrom, keptEnd];
+    this.through = contentIndex === 0 ? 'frame' : undefined;
+  }
+
+  get parsed(): JsonObject {
+    return (this.built ??= this.build());
+  }
+
+  private build(): JsonObject {
+    const data = this.data;
+    const parsed: JsonObject = {
+      type: 'response.output_text.delta',
+      sequence_number: this.sequenceNumber,
+      item_id: text(data.slice(this.itemFrom, this.itemEnd)),
+      output_index: this.outputIndex,
+      content_index: this.contentIndex,
+      delta: this.delta,
+      logprobs: [],
+    };
+    // `,"obfuscation":"…"}` after the kept members, or only the closing brace
+    const end = this.kept[1];
+    if (end + 1 < data.length) parsed.obfuscation = text(data.slice(end + OBFUSCATION_KEY, data.length - 2));
+    return parsed;
+  }
+}
+
 /** the digits data[from, to) (at most 15: exact in a double) */
 function digits(data: string, from: number, to: number): number {
   let n = 0;
@@ -73,7 +121,7 @@ function digits(data: string, from: number, to: number): number {
 }
 
 /** a frame in the layout with no backslash: its members at the delimiters that follow them */
-function fromLayout(data: string): DeltaLayout {
+function fromLayout(data: string): DeltaFrame {
   const seqEnd = data.indexOf(',', PREFIX);
   const itemFrom = seqEnd + ITEM_KEY;
   const itemEnd = data.indexOf('"', itemFrom);
@@ -83,37 +131,19 @@ function fromLayout(data: string): DeltaLayout {
   const contentEnd = data.indexOf(',', contentFrom);
   const deltaFrom = contentEnd + 1 + DELTA_KEY;
   const deltaEnd = data.indexOf('"', deltaFrom);
-  const keptEnd = deltaEnd + AFTER_DELTA;
-  const parsed: JsonObject = {
-    type: 'response.output_text.delta',
-    sequence_number: digits(data, PREFIX, seqEnd),
-    item_id: data.slice(itemFrom, itemEnd),
-    output_index: digits(data, outFrom, outEnd),
-    content_index: digits(data, contentFrom, contentEnd),
-    delta: data.slice(deltaFrom, deltaEnd),
-    logprobs: [],
-  };
-  // `,"obfuscation":"…"}` after the kept members, or only the closing brace
-  if (keptEnd + 1 < data.length) parsed.obfuscation = data.slice(keptEnd + OBFUSCATION_KEY, data.length - 2);
-  return { parsed, kept: [contentEnd + 1, keptEnd] };
+  return new DeltaFrame(
+    data, digits(data, PREFIX, seqEnd), itemFrom, itemEnd, digits(data, outFrom, outEnd), digits(data, contentFrom, contentEnd),
+    data.slice(deltaFrom, deltaEnd), contentEnd + 1, deltaEnd + AFTER_DELTA,
+  );
 }
 
-export function parseDeltaLayout(data: string): DeltaLayout | null {
+export function parseDeltaLayout(data: string): DeltaFrame | null {
   if (data.length > MAX_FRAME) return null;
   if (PLAIN.test(data)) return fromLayout(data);
   if (!LAYOUT.test(data)) return null;
   const m = FRAME.exec(data)!;
-  const [, seq, item, out, content, delta, obfuscation] = m as unknown as (string | undefined)[];
-  const parsed: JsonObject = {
-    type: 'response.output_text.delta',
-    sequence_number: Number(seq),
-    item_id: text(item!),
-    output_index: Number(out),
-    content_index: Number(content),
-    delta: text(delta!),
-    logprobs: [],
-  };
-  if (obfuscation !== undefined) parsed.obfuscation = text(obfuscation);
+  const [, seq, item, out, content, delta] = m as unknown as string[];
+  const itemFrom = PREFIX + seq!.length + ITEM_KEY;
   const from = BEFORE_ITEM + seq!.length + item!.length + BEFORE_DELTA + out!.length + content!.length;
-  return { parsed, kept: [from, from + DELTA_KEY + delta!.length + AFTER_DELTA] };
+  return new DeltaFrame(data, Number(seq), itemFrom, itemFrom + item!.length, Number(out), Number(content), text(delta!), from, from + DELTA_KEY + delta!.length + AFTER_DELTA);
 }

@@ -27,18 +27,20 @@
 // that repeats the `created` frame by comparing their text (repeated-response.ts), and a terminal
 // Response frame by comparing its echoed instructions and tools with created's texts
 // (echoed-request.ts; a created frame in another layout is read with its members' places for that:
-// response-frame.ts). A
-// delta is marked `through`: a Responses client gets its `delta` and `logprobs` bytes as they came
-// (client-encode-items.ts), the sequence number, item id and output index being the gateway's; so
-// is a message item's `output_item.done`, whose text bytes the client's final frames keep.
-import { emptyUsage, type CanonicalBlock, type CanonicalEvent, type JsonObject, type NativeFrame } from '../../chunks.js';
+// response-frame.ts). A recognised delta is its own native frame (the parsed object made only if
+// read) and takes a path of its own, the general path's checks and `text` handler without its
+// lookups. A delta is marked `through`: a Responses client gets its `delta` and `logprobs` bytes as
+// they came (client-encode-items.ts), the sequence number, item id and output index being the
+// gateway's; so is a message item's `output_item.done`, whose text bytes the client's final frames keep.
+import { emptyUsage, type CanonicalEvent, type JsonObject, type NativeFrame } from '../../chunks.js';
 import type { UpstreamDecoder } from '../dialect.js';
-import { parseDeltaLayout } from './delta-layout.js';
+import { parseDeltaLayout, type DeltaFrame } from './delta-layout.js';
+import { messageSlot, open, openSlot, type Slot, type State } from './stream-state.js';
 import { recogniseEvent } from './frame-layouts.js';
 import { RepeatedResponse } from './repeated-response.js';
 import { EchoedRequest } from './echoed-request.js';
 import { parseResponseFrame } from './response-frame.js';
-import { completeItemEvents, encryptedOf, type Tally } from './items.js';
+import { completeItemEvents, encryptedOf } from './items.js';
 import { decodeResponsesBody } from './message.js';
 import { SUMMARY_SEPARATOR, thinkingFromItem } from '../../translate/reasoning-state.js';
 import {
@@ -46,40 +48,9 @@ import {
   stopFromResponse, usageFromResponse,
 } from './wire.js';
 
-interface Slot {
-  kind: 'message' | 'tool' | 'thinking' | 'deferred';
-  /** canonical block index; -1 while none is open (messages before their first part, deferred items) */
-  block: number;
-  /** a tool call received argument deltas */
-  args: boolean;
-  done: boolean;
-}
-
-/** The state of one stream. */
-interface State {
-  started: boolean;
-  /** message-stop or error sent: later events are ignored */
-  ended: boolean;
-  nextBlock: number;
-  /** by output_index */
-  readonly slots: Map<number, Slot>;
-  readonly tally: Tally;
-}
-
 type Handler = (s: State, d: JsonObject, native: NativeFrame, out: CanonicalEvent[]) => void;
 
 const TEXT_PARTS: ReadonlySet<string> = new Set(['output_text', 'refusal']);
-
-function open(s: State, slot: Slot, block: CanonicalBlock, native: NativeFrame, out: CanonicalEvent[]): void {
-  slot.block = s.nextBlock++;
-  out.push({ type: 'block-start', index: slot.block, block, native });
-}
-
-function openSlot(s: State, d: JsonObject, where: string): Slot {
-  const slot = s.slots.get(outputIndex(d, where));
-  if (slot === undefined || slot.done) throw integrityError(`${where} for an output item that is not open`);
-  return slot;
-}
 
 /** The signature of a reasoning item; without encrypted_content it carries the id only. */
 function signatureOf(item: JsonObject, where: string): string {
@@ -119,8 +90,7 @@ const added: Handler = (s, d, native, out) => {
 
 const text: Handler = (s, d, native, out) => {
   const where = d.type as string;
-  const slot = openSlot(s, d, where);
-  if (slot.kind !== 'message') throw integrityError(`${where} for an output item that is not a message`);
+  const slot = messageSlot(s, outputIndex(d, where), where);
   if (where === 'response.content_part.added') {
     const part = requireObject(d, 'part', where);
     if (slot.block === -1 && typeof part.type === 'string' && TEXT_PARTS.has(part.type)) open(s, slot, { kind: 'text', text: '' }, native, out);
@@ -236,14 +206,15 @@ export class ResponsesStreamDecoder implements UpstreamDecoder {
   /** Decode one SSE message. Throws GatewayError GW_ERR_INTEGRITY on malformed or out-of-order frames. */
   sse(msg: { event: string | undefined; data: string }): CanonicalEvent[] {
     const layout = parseDeltaLayout(msg.data);
+    if (layout !== null) return this.delta(msg.event, layout);
     // an in_progress that repeats the created frame's text is its object again (repeated-response.ts)
-    const repeated = layout === null && msg.event === 'response.in_progress' ? this.created.inProgress(msg.data) : null;
+    const repeated = msg.event === 'response.in_progress' ? this.created.inProgress(msg.data) : null;
     // a terminal Response frame that echoes created's request texts: compared, not read again (echoed-request.ts)
-    const echoed = layout === null && repeated === null && TERMINAL.has(msg.event) ? this.echoed.terminal(msg.event!, msg.data) : null;
-    const other = layout === null && repeated === null && echoed === null ? recogniseEvent(msg.event, msg.data) : null;
+    const echoed = repeated === null && TERMINAL.has(msg.event) ? this.echoed.terminal(msg.event!, msg.data) : null;
+    const other = repeated === null && echoed === null ? recogniseEvent(msg.event, msg.data) : null;
     // a created frame in another layout (tools, say) is read strictly with its members' places, for its echo
     const created = msg.event === 'response.created' && other === null ? parseResponseFrame(msg.event, msg.data) : null;
-    const parsed = layout?.parsed ?? repeated ?? echoed ?? other?.parsed ?? created?.parsed ?? parseObject(msg.data, 'Responses event data');
+    const parsed = repeated ?? echoed ?? other?.parsed ?? created?.parsed ?? parseObject(msg.data, 'Responses event data');
     const type = parsed.type;
     if (typeof type !== 'string') throw integrityError(`${msg.event ?? 'Responses event'} data.type must be a string`);
     if (msg.event !== undefined && msg.event !== type) throw integrityError(`event ${msg.event} carries data.type "${type}"`);
@@ -261,9 +232,8 @@ export class ResponsesStreamDecoder implements UpstreamDecoder {
     if (handler === undefined || this.s.ended) return [];
     if (!this.s.started && !OPENERS.has(type)) throw integrityError(`${type} before response.created`);
     const out: CanonicalEvent[] = [];
-    // a delta (content 0), or a message item's output_item.done: bytes that may go to a Responses client
-    // as they came (client-encode-items.ts)
-    const kept = layout !== null ? (parsed.content_index === 0 ? layout.kept : undefined) : other?.spans.text;
+    // a message item's output_item.done: bytes that may go to a Responses client as they came (client-encode-items.ts)
+    const kept = other?.spans.text;
     // every member in the literal: no member added later (a second map and an out-of-object store a frame);
     // created's `kept` is where its instructions' JSON text lies (not written through: a Responses
     // client's echo of the instructions may reuse it, client-encode-writer.ts)
@@ -272,6 +242,26 @@ export class ResponsesStreamDecoder implements UpstreamDecoder {
         ? { dialect: 'openai-responses', event: type, data: msg.data, parsed, through: undefined, kept: this.echoed.span }
         : { dialect: 'openai-responses', event: type, data: msg.data, parsed, through: kept === undefined ? undefined : 'frame', kept };
     handler(this.s, parsed, native, out);
+    return out;
+  }
+
+  /**
+   * A delta frame in its recognised layout (its own native frame, through at content index 0): the
+   * checks and the handler of the general path above, in their order, without its lookups.
+   */
+  private delta(event: string | undefined, f: DeltaFrame): CanonicalEvent[] {
+    const type = f.event;
+    if (event !== undefined && event !== type) throw integrityError(`event ${event} carries data.type "${type}"`);
+    const seq = f.sequenceNumber;
+    if (seq <= this.lastSeq) throw integrityError(`${type}: sequence_number ${seq} after ${this.lastSeq}`);
+    this.lastSeq = seq;
+    if (this.s.ended) return [];
+    if (!this.s.started) throw integrityError(`${type} before response.created`);
+    // the `text` handler's delta part
+    const slot = messageSlot(this.s, f.outputIndex, type);
+    const out: CanonicalEvent[] = [];
+    if (slot.block === -1) open(this.s, slot, { kind: 'text', text: '' }, f, out);
+    if (f.delta !== '') out.push({ type: 'text-delta', index: slot.block, text: f.delta, native: f });
     return out;
   }
 
