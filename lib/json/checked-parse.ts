@@ -50,6 +50,8 @@ export class CheckedBody implements RawJson {
     readonly bytes: Buffer,
     text: string | null,
     ranges?: Map<string, [number, number]>,
+    /** the bytes are all ASCII (found while decoding them); undefined: not known */
+    readonly ascii?: boolean,
   ) {
     this.text = text;
     this.ranges = ranges;
@@ -91,7 +93,8 @@ export function checkedBody(bytes: Buffer): CheckedBody {
   if (bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) return strict();
   let text: string;
   // an ASCII body (most are) is the same text read as latin1, without the UTF-8 decoder's checks
-  if (isAscii(bytes)) text = bytes.toString('latin1');
+  const ascii = isAscii(bytes);
+  if (ascii) text = bytes.toString('latin1');
   else {
     try {
       text = UTF8.decode(bytes);
@@ -101,7 +104,7 @@ export function checkedBody(bytes: Buffer): CheckedBody {
   }
   const value = parseChecked(text);
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return new CheckedBody(value, bytes, null, new Map());
-  return new CheckedBody(value, bytes, text);
+  return new CheckedBody(value, bytes, text, undefined, ascii);
 }
 
 /** The ranges of a valid JSON object's top-level member values. */

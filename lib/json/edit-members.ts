@@ -92,7 +92,7 @@ export function editedBody(raw: RawJson, client: JsonObject, body: JsonObject): 
     ranges.push({ start: range[0], end: range[1] });
   }
   const bytes = raw.bytes;
-  if (!isAscii(bytes)) toByteOffsets(bytes, [...edits, ...ranges]);
+  if (!(raw.ascii ?? isAscii(bytes))) toByteOffsets(bytes, [...edits, ...ranges]);
   for (const r of ranges) {
     const edit = removal(bytes, r.start, r.end);
     if (edit === null) return null;
