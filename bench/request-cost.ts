@@ -2,7 +2,9 @@
 // sockets or the store: each #21 row's body (the support conversation) through the steps a request
 // takes before the upstream call — the credential and `anthropic-*` headers read from the raw
 // header list, the key's hash, the strict JSON parse, the dialect's validator, routing and the
-// upstream body (the native splice) — each timed alone, in CPU µs per request. It loads the code
+// upstream body (the native splice) — each timed alone, in CPU µs per request; the chat-json row also
+// times its answer: the bench upstream's `chat.completion` decoded and written for the Chat client
+// by the JSON encoder (the native pass-through, through-json.ts). It loads the code
 // from --dist (default: this build), so two builds are compared by running it once from each:
 //   node dist/bench/request-cost.js [--dist DIR] [--requests 20000] [--rounds 6]
 // As with chain-cost.js, instructions counted under valgrind at two --requests give a figure other
@@ -11,9 +13,10 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { RequestContext } from '../lib/context.js';
-import type { DialectName, RawBody, CanonicalRequest, RoutedRequest } from '../lib/chunks.js';
+import type { DialectName, RawBody, CanonicalRequest, RoutedRequest, Usage } from '../lib/chunks.js';
 import { benchConfig } from './gateway-config.js';
 import { CLAUDE, GPT, GPT_RESPONSES, supportChatRequest, supportMessagesRequest, supportResponsesRequest } from './bodies.js';
+import { chatCompletionFor } from './upstream.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -37,6 +40,9 @@ const { presentedKey } = await load<typeof import('../lib/auth.js')>('lib/auth.j
 const { hashKey } = await load<typeof import('../lib/store/key-rows.js')>('lib/store/key-rows.js');
 const { requireJsonContentType } = await load<typeof import('../lib/openai/headers.js')>('lib/openai/headers.js');
 const { offlineContext } = await load<typeof import('../lib/offline-context.js')>('lib/offline-context.js');
+const { decodeChatCompletion } = await load<typeof import('../lib/dialects/openai-chat/message.js')>('lib/dialects/openai-chat/message.js');
+const { chatJsonEncode } = await load<typeof import('../lib/dialects/openai-chat/encode-json.js')>('lib/dialects/openai-chat/encode-json.js');
+const { EncoderState } = await load<typeof import('../lib/encoder-input.js')>('lib/encoder-input.js');
 
 const config = finalizeConfig(benchConfig({ upstreamUrl: 'http://127.0.0.1:9', storeFile: '/nonexistent', logLevel: 'warn' }), {});
 const catalog = new Catalog(config);
@@ -84,7 +90,26 @@ function steps(r: Row): [string, (x: unknown) => unknown][] {
     }],
     ['route', (req) => routeRequest(req as CanonicalRequest, ctx)],
     ['encode', (routed) => encodeUpstreamRequest(routed as RoutedRequest, (routed as RoutedRequest).deployments[0]!)],
+    ...(r.name === 'chat-json' ? [answerStep(r, ctx)] : []),
   ];
+}
+
+/** The JSON row's answer: decoded, its validated usage noted as the integrity stage notes it, written for the client. */
+function answerStep(r: Row, ctx: RequestContext): [string, (x: unknown) => unknown] {
+  const body = parseJsonBody(r.body);
+  const req = (dialects[r.dialect] as { validate: (body: unknown, ctx: RequestContext) => CanonicalRequest }).validate(body.value, ctx);
+  const routed = routeRequest(req, ctx);
+  const answer = chatCompletionFor(r.body);
+  return ['answer', () => {
+    const events = decodeChatCompletion(answer);
+    const input = new EncoderState(ctx.reqId, catalog, routed);
+    const encoder = chatJsonEncode(input);
+    for (const ev of events) {
+      if (ev.type === 'message-delta') input.note({ note: 'usage', usage: { ...ev.usage } as Usage });
+      encoder.step(ev, ctx);
+    }
+    return encoder.flush!(ctx);
+  }];
 }
 
 for (const r of rows) {
@@ -92,9 +117,11 @@ for (const r of rows) {
   // the inputs of each step, made once (each step is timed alone on the same input)
   const inputs: unknown[] = [];
   let x: unknown = undefined;
-  for (const [, f] of list) {
+  let encoded: unknown = undefined;
+  for (const [name, f] of list) {
     inputs.push(x);
     x = f(x);
+    if (name === 'encode') encoded = x;
   }
   const medians: string[] = [];
   let total = 0;
@@ -118,7 +145,7 @@ for (const r of rows) {
     medians.push(`${name} ${m.toFixed(2)}`);
   }
   // what the upstream gets: the client's very bytes when nothing needed an edit
-  const upstream = (x as { body: string | Buffer }).body;
+  const upstream = (encoded as { body: string | Buffer }).body;
   const same = upstream === r.body;
   console.log(`${r.name} (${r.body.length} B): ${medians.join(', ')}; sum ${total.toFixed(1)} µs (CPU µs/request medians, ${ROUNDS}×${N}, ${dist})`);
   console.log(`${r.name} upstream body: ${Buffer.byteLength(upstream)} B, ${same ? "the client's bytes, not copied" : 'edited'}`);

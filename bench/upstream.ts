@@ -146,6 +146,11 @@ function responses(spec: MockSpec, stream: boolean, inputTokens: number): Prepar
   return { head: Buffer.from(head), deltas, body: Buffer.concat(deltas), tail: Buffer.from(tail) };
 }
 
+/** The non-streaming Chat answer this upstream writes for a request body `body` (for in-process benches). */
+export function chatCompletionFor(body: Buffer): string {
+  return chat(parseSpec(findModel(body)), false, Math.ceil(body.length / 4), false).json!.toString();
+}
+
 const SSE_HEADERS = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' };
 const MAX_CACHE = 512;
 

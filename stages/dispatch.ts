@@ -11,14 +11,13 @@ import type { Deployment, RoutedRequest } from '../lib/chunks.js';
 import type { GatewayError } from '../lib/errors.js';
 import { errors } from '../lib/errors/index.js';
 import type { Failure } from '../lib/providers/failover.js';
-import { header } from '../lib/providers/failover.js';
 import { failover, type FailoverCall, type Send } from '../lib/providers/failover-loop.js';
 import { answerCheck, type AnswerCheck } from '../lib/providers/answer-check.js';
 import { withoutParams } from '../lib/providers/drop-params.js';
 import { encodeUpstreamRequest, canEncode, type EncodedCall } from '../lib/dialects/index.js';
 import type { HeadersNote, Upstream, UpstreamNote } from '../lib/notes.js';
 import type { ProviderHandle, ProviderPool } from '../lib/providers/pool.js';
-import type { UpstreamResponse } from '../lib/providers/upstream-call.js';
+import { upstreamHeader, type UpstreamResponse } from '../lib/providers/upstream-call.js';
 import type { Stage, StageFactory } from '../lib/stage.js';
 
 /** Every deployment failed: the error the client sees (the last one's own error when it answered). */
@@ -98,7 +97,7 @@ class TextCall implements FailoverCall<never> {
   }
 
   streams(res: UpstreamResponse): boolean {
-    const contentType = header(res.headers, 'content-type') ?? '';
+    const contentType = upstreamHeader(res, 'content-type') ?? '';
     return /text\/event-stream/i.test(contentType) || (this.sentStream && !/json/i.test(contentType));
   }
 

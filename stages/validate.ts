@@ -7,12 +7,14 @@ import type { Stage, StageFactory } from '../lib/stage.js';
 export type Validator = (raw: RawBody, ctx: RequestContext) => CanonicalRequest;
 
 export function validate(validator: Validator): StageFactory<RawBody, CanonicalRequest> {
-  return (): Stage<RawBody, CanonicalRequest> => ({
+  // the stage holds nothing of its own per request: one for every request
+  const stage: Stage<RawBody, CanonicalRequest> = {
     name: 'validate',
     step: (raw, ctx) => {
       const request = validator(raw, ctx);
       if (raw.raw !== undefined && request.body === raw.value) request.raw = raw.raw;
       return [request];
     },
-  });
+  };
+  return () => stage;
 }

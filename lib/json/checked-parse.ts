@@ -12,6 +12,7 @@
 //   counts prove there is no duplicate, and a count that is too high only costs a strict parse.
 // Anything that fails a check, or that JSON.parse refuses, is parsed again by parseStrict, which
 // returns the same value or throws the exact JsonSyntaxError with path and byte offset.
+import { isAscii } from 'node:buffer';
 import type { JsonValue } from '../chunks.js';
 import { memberRange, memberSpans } from './member-spans.js';
 import { DEFAULT_MAX_DEPTH, parseStrict } from './strict-parse.js';
@@ -49,6 +50,8 @@ export class CheckedBody implements RawJson {
     readonly bytes: Buffer,
     text: string | null,
     ranges?: Map<string, [number, number]>,
+    /** the bytes are all ASCII (found while decoding them); undefined: not known */
+    readonly ascii?: boolean,
   ) {
     this.text = text;
     this.ranges = ranges;
@@ -89,14 +92,19 @@ export function checkedBody(bytes: Buffer): CheckedBody {
   };
   if (bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) return strict();
   let text: string;
-  try {
-    text = UTF8.decode(bytes);
-  } catch {
-    return strict();
+  // an ASCII body (most are) is the same text read as latin1, without the UTF-8 decoder's checks
+  const ascii = isAscii(bytes);
+  if (ascii) text = bytes.toString('latin1');
+  else {
+    try {
+      text = UTF8.decode(bytes);
+    } catch {
+      return strict();
+    }
   }
   const value = parseChecked(text);
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return new CheckedBody(value, bytes, null, new Map());
-  return new CheckedBody(value, bytes, text);
+  return new CheckedBody(value, bytes, text, undefined, ascii);
 }
 
 /** The ranges of a valid JSON object's top-level member values. */

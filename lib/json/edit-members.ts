@@ -92,7 +92,7 @@ export function editedBody(raw: RawJson, client: JsonObject, body: JsonObject): 
     ranges.push({ start: range[0], end: range[1] });
   }
   const bytes = raw.bytes;
-  if (!isAscii(bytes)) toByteOffsets(bytes, [...edits, ...ranges]);
+  if (!(raw.ascii ?? isAscii(bytes))) toByteOffsets(bytes, [...edits, ...ranges]);
   for (const r of ranges) {
     const edit = removal(bytes, r.start, r.end);
     if (edit === null) return null;
@@ -104,13 +104,22 @@ export function editedBody(raw: RawJson, client: JsonObject, body: JsonObject): 
     edits.push({ start: close - 1, end: close - 1, text: added });
   }
   byStart(edits);
-  const parts: Buffer[] = [];
+  // one buffer of the edited size, written piece by piece: no slice object per piece, no Buffer per text
+  let size = bytes.length;
   let at = 0;
   for (const e of edits) {
     if (e.start < at) return null; // overlapping edits: never expected, never risked
-    parts.push(bytes.subarray(at, e.start), Buffer.from(e.text));
+    size += (e.text === '' ? 0 : Buffer.byteLength(e.text)) - (e.end - e.start);
     at = e.end;
   }
-  parts.push(bytes.subarray(at));
-  return Buffer.concat(parts);
+  const out = Buffer.allocUnsafe(size);
+  let w = 0;
+  at = 0;
+  for (const e of edits) {
+    w += bytes.copy(out, w, at, e.start);
+    if (e.text !== '') w += out.write(e.text, w);
+    at = e.end;
+  }
+  bytes.copy(out, w, at);
+  return out;
 }

@@ -16,7 +16,7 @@ export class MemberEdits {
 
   /** `"key":json` in place of the member `key` of `obj`, or added before its end. `key` needs no escaping. */
   set(obj: MemberSpans, key: string, json: string): void {
-    const span = obj.members.get(key);
+    const span = obj.get(key);
     const member = `"${key}":${json}`;
     if (span === undefined) this.edits.push({ start: obj.close, end: obj.close, text: `,${member}` });
     else this.edits.push({ start: span[0], end: span[2], text: member });

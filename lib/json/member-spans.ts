@@ -7,13 +7,61 @@
 /** One member: where its key's opening quote, its value and the end of its value lie. */
 export type MemberSpan = readonly [key: number, value: number, end: number];
 
-export interface MemberSpans {
-  /** each key → its span, in UTF-16 units of the text */
-  members: Map<string, MemberSpan>;
+/**
+ * The members of one object, in the order written, each kept as four numbers (its key's text, its
+ * value's span); a caller asks for two or three by name, looked up by comparing the name with the
+ * text in place. The places can so be given by a scan (memberSpans) or, for text in a layout known to
+ * hold them, without one (lib/dialects/openai-chat/completion-layout.ts). `members` makes the Map of
+ * every key when asked for.
+ */
+export class MemberSpans {
+  /** per member: key start (its opening quote), key end (just past its closing quote), value start, value end */
+  private readonly at: number[] = [];
+  /** a member whose key is written with an escape: looked up through `members` (JSON.parse of the key) */
+  private escapes = false;
+  private map: Map<string, MemberSpan> | undefined = undefined;
   /** where the object's closing `}` lies */
-  close: number;
+  close = -1;
   /** the object on the `path` asked for, one level down (see memberSpans) */
   inner?: MemberSpans;
+
+  constructor(private readonly text: string) {}
+
+  /** A member's places: its key's opening quote, just past the key, its value's start and end. */
+  push(keyAt: number, keyEnd: number, start: number, end: number): void {
+    this.at.push(keyAt, keyEnd, start, end);
+    if (!this.escapes && escaped(this.text, keyAt + 1, keyEnd - 1)) this.escapes = true;
+  }
+
+  /** The span of member `key`, as `members.get(key)` (of duplicate keys, never in checked text, the last). */
+  get(key: string): MemberSpan | undefined {
+    if (this.escapes) return this.members.get(key);
+    const at = this.at;
+    for (let i = at.length - 4; i >= 0; i -= 4) {
+      const k = at[i]!;
+      if (at[i + 1]! - k - 2 === key.length && this.text.startsWith(key, k + 1)) return [k, at[i + 2]!, at[i + 3]!];
+    }
+    return undefined;
+  }
+
+  has(key: string): boolean {
+    return this.get(key) !== undefined;
+  }
+
+  /** each key → its span, in UTF-16 units of the text, in the order written (made when first asked for) */
+  get members(): Map<string, MemberSpan> {
+    if (this.map !== undefined) return this.map;
+    const map = new Map<string, MemberSpan>();
+    const { at, text } = this;
+    for (let i = 0; i < at.length; i += 4) {
+      const raw = text.slice(at[i]! + 1, at[i + 1]! - 1);
+      const key = raw.includes('\\') ? (JSON.parse(text.slice(at[i]!, at[i + 1]!)) as string) : raw;
+      // as the scan kept them: of duplicate keys (never in checked text) the last
+      map.set(key, [at[i]!, at[i + 2]!, at[i + 3]!]);
+    }
+    this.map = map;
+    return map;
+  }
 }
 
 function isSpace(c: number): boolean {
@@ -95,34 +143,42 @@ function innerEnd(text: string, start: number, path: readonly string[], found: {
  * scanned too, down the rest of the path, and given as `inner`.
  */
 export function memberSpans(text: string, from = 0, path: readonly string[] = []): MemberSpans | null {
-  const members = new Map<string, MemberSpan>();
+  const spans = new MemberSpans(text);
   const found: { inner?: MemberSpans } = {};
   const next = path.length > 0 ? path[0] : undefined;
-  const rest = path.length > 1 ? path.slice(1) : [];
+  const rest = path.length > 1 ? path.slice(1) : NO_PATH;
   let at = skipSpace(text, from);
   if (text.charCodeAt(at) !== 0x7b) return null;
   at = skipSpace(text, at + 1);
-  if (text.charCodeAt(at) === 0x7d) return { members, close: at };
+  if (text.charCodeAt(at) === 0x7d) {
+    spans.close = at;
+    return spans;
+  }
   for (;;) {
     if (text.charCodeAt(at) !== 0x22) return null;
     const keyAt = at;
     const keyEnd = stringEnd(text, at);
     if (keyEnd < 0) return null;
-    const raw = text.slice(at + 1, keyEnd - 1);
-    const key = raw.includes('\\') ? (JSON.parse(text.slice(at, keyEnd)) as string) : raw;
+    const onPath = next !== undefined && (escaped(text, keyAt + 1, keyEnd - 1) ? JSON.parse(text.slice(keyAt, keyEnd)) === next : keyEnd - keyAt - 2 === next.length && text.startsWith(next, keyAt + 1));
     at = skipSpace(text, keyEnd);
     if (text.charCodeAt(at) !== 0x3a) return null;
     const start = skipSpace(text, at + 1);
-    const end = key === next ? innerEnd(text, start, rest, found) : valueEnd(text, start);
+    const end = onPath ? innerEnd(text, start, rest, found) : valueEnd(text, start);
     if (end < 0) return null;
-    members.set(key, [keyAt, start, end]);
+    spans.push(keyAt, keyEnd, start, end);
     at = skipSpace(text, end);
     const c = text.charCodeAt(at);
-    if (c === 0x7d) return found.inner === undefined ? { members, close: at } : { members, close: at, inner: found.inner };
+    if (c === 0x7d) {
+      spans.close = at;
+      if (found.inner !== undefined) spans.inner = found.inner;
+      return spans;
+    }
     if (c !== 0x2c) return null;
     at = skipSpace(text, at + 1);
   }
 }
+
+const NO_PATH: readonly string[] = [];
 
 /**
  * Where the value of the top-level member `key` of the JSON object `text` lies ([start, end), in

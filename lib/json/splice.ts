@@ -10,6 +10,8 @@ export interface RawJson {
   members: Map<string, [number, number]>;
   /** one member's range (as `members.get`), when it can be found without finding them all */
   range?(key: string): [number, number] | undefined;
+  /** whether `bytes` are all ASCII (offsets in the text are then byte offsets), when already known */
+  readonly ascii?: boolean;
 }
 
 /** Where the value of top-level member `key` lies in `raw` (as `raw.members.get(key)`). */
@@ -30,7 +32,7 @@ export function spliceTopLevel(raw: RawJson, replace: Readonly<Record<string, st
   }
   edits.sort((a, b) => a.start - b.start);
   const bytes = raw.bytes;
-  if (!isAscii(bytes)) toByteOffsets(bytes, edits);
+  if (!(raw.ascii ?? isAscii(bytes))) toByteOffsets(bytes, edits);
   const parts: Buffer[] = [];
   let at = 0;
   for (const e of edits) {

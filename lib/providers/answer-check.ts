@@ -17,7 +17,7 @@
 // (`handOff`, checked-answer.ts), so that the stages after dispatch do not decode it again; the
 // chunks it held then go on as they came (`held`): sse-decode skips the start they begin with, so
 // they are neither read twice nor copied into one piece.
-import { isUtf8 } from 'node:buffer';
+import { isAscii, isUtf8 } from 'node:buffer';
 import { createParser, type EventSourceParser } from 'eventsource-parser';
 import type { CanonicalEvent } from '../chunks.js';
 import { upstreamDecoders, upstreamDialect, type UpstreamDecoder } from '../dialects/index.js';
@@ -196,10 +196,14 @@ class JsonCheck implements AnswerCheck {
   end(): void {
     const bytes = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks, this.size);
     let body: string;
-    try {
-      body = UTF8.decode(bytes);
-    } catch (err) {
-      throw errors.integrity('the response body is not valid UTF-8', err);
+    // an ASCII body is the same text read as latin1, and has nothing for the UTF-8 check to refuse
+    if (isAscii(bytes)) body = bytes.toString('latin1');
+    else {
+      try {
+        body = UTF8.decode(bytes);
+      } catch (err) {
+        throw errors.integrity('the response body is not valid UTF-8', err);
+      }
     }
     const events = this.decoder.json(body);
     contentIn(events);

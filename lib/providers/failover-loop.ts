@@ -21,11 +21,12 @@ import type { HeadersNote, Upstream, UpstreamNote } from '../notes.js';
 import type { UpstreamTiming } from '../request-log.js';
 import { abortWatch, type AbortWatch } from '../request-abort.js';
 import { holdBack, type AnswerCheck } from './answer-check.js';
-import { errorCode, finalUpstreamError, header, isRetryableStatus, transportFailure, upstreamError, type Failure } from './failover.js';
+import { errorCode, finalUpstreamError, isRetryableStatus, transportFailure, upstreamError, type Failure } from './failover.js';
 import type { ProviderHandle, ProviderPool } from './pool.js';
-import type { UpstreamResponse } from './upstream-call.js';
+import { upstreamHeader, type UpstreamResponse } from './upstream-call.js';
 
 const MAX_ERROR_BODY = 64 * 1024;
+
 const EMPTY = Buffer.alloc(0);
 
 /** Thrown by `answer` when the body was lost before anything was handed on: try the next deployment. */
@@ -164,7 +165,7 @@ async function* attempts<O>(ctx: RequestContext, modelId: string, deployments: r
       continue;
     }
     if (recorder !== undefined) res = recorder.tap(res, ctx, deployment, attempt, pending.routed!, () => shownId ?? ctx.reqId);
-    const requestId = header(res.headers, handle.transport.requestIdHeader);
+    const requestId = upstreamHeader(res, handle.transport.requestIdHeader);
     if (res.statusCode < 200 || res.statusCode >= 300) {
       let text: string;
       try {

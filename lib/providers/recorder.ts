@@ -99,6 +99,6 @@ export class Recorder {
         if (!done) finish(false, 'the reader stopped before the end');
       }
     }
-    return { ...res, body: body(res.body) };
+    return { statusCode: res.statusCode, headers: res.headers, body: body(res.body) };
   }
 }

@@ -17,6 +17,64 @@ export interface UpstreamResponse {
   headers: IncomingHttpHeaders;
   /** the body; stopping early (`return`, a `break` out of for-await) aborts the call */
   body: AsyncIterableIterator<Buffer>;
+  /**
+   * One header as `headers[name]` holds it (`name` in lower case), read without building `headers`
+   * when the response has its raw list (see `headerOf`).
+   */
+  header?(name: string): string | string[] | undefined;
+}
+
+/** `res.headers[name]` (`name` in lower case), without building every header when it need not. */
+function headerOf(res: UpstreamResponse, name: string): string | string[] | undefined {
+  return res.header !== undefined ? res.header(name) : res.headers[name];
+}
+
+/** A header's value, the first when it came more than once (as failover.ts `header` reads `res.headers`). */
+export function upstreamHeader(res: UpstreamResponse, name: string): string | undefined {
+  const value = headerOf(res, name);
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/**
+ * A response head from undici's raw header list. On the hot path the gateway reads two or three
+ * headers of an answer (its content type, encoding and request id): each is found in the raw list
+ * when asked for, and `headers` (every header, as undici's parseHeaders makes them) is built only
+ * if something reads it (an error answer, a recording, a compressed body).
+ */
+class UpstreamHead implements UpstreamResponse {
+  private parsed: IncomingHttpHeaders | undefined = undefined;
+
+  constructor(
+    readonly statusCode: number,
+    private readonly raw: Buffer[],
+    readonly body: AsyncIterableIterator<Buffer>,
+  ) {}
+
+  get headers(): IncomingHttpHeaders {
+    return (this.parsed ??= util.parseHeaders(this.raw) as IncomingHttpHeaders);
+  }
+
+  /**
+   * As undici's parseHeaders makes it: names compared in lower case, values read as latin1, and a
+   * name that came more than once gives the array of its values in order.
+   */
+  header(name: string): string | string[] | undefined {
+    if (this.parsed !== undefined) return this.parsed[name];
+    const raw = this.raw;
+    // a name that starts with a letter a-z: a key that does not (in either case) is not it, read no further
+    const c = name.charCodeAt(0);
+    const letter = c >= 0x61 && c <= 0x7a;
+    let value: string | string[] | undefined;
+    for (let i = 0; i < raw.length; i += 2) {
+      const key = raw[i]!;
+      if (key.length !== name.length || (letter && (key[0]! | 0x20) !== c) || key.toString('latin1').toLowerCase() !== name) continue;
+      const v = raw[i + 1]!.toString('latin1');
+      if (value === undefined) value = v;
+      else if (typeof value === 'string') value = [value, v];
+      else value.push(v);
+    }
+    return value;
+  }
 }
 
 function abortError(reason: unknown): Error {
@@ -77,7 +135,7 @@ export class UpstreamCall extends ChunkQueue {
     this.resumeCall = resume;
     const resolve = this.resolveHead;
     this.resolveHead = this.rejectHead = null;
-    resolve?.(decoded({ statusCode, headers: util.parseHeaders(rawHeaders) as IncomingHttpHeaders, body: this }));
+    resolve?.(decoded(new UpstreamHead(statusCode, rawHeaders, this)));
     return true;
   }
 
@@ -125,7 +183,7 @@ const DECODERS: Readonly<Record<string, () => Transform>> = {
  * body is read as binary noise (FAILURE-MODES F74). An uncompressed answer is returned as is.
  */
 function decoded(res: UpstreamResponse): UpstreamResponse {
-  const encoding = res.headers['content-encoding'];
+  const encoding = headerOf(res, 'content-encoding');
   const make = typeof encoding === 'string' ? DECODERS[encoding.trim().toLowerCase()] : undefined;
   if (make === undefined) return res;
   const inflater = make();

@@ -51,7 +51,7 @@ export function throughMessage(answer: NativeFrame, changes: MessageChanges): st
   if (changes.model !== undefined && message.model !== changes.model) edits.set(top, 'model', JSON.stringify(changes.model));
   const usage = message.usage as JsonObject;
   if (hasPrivateKeys(usage, PRIVATE_USAGE_KEYS)) edits.set(top, 'usage', JSON.stringify(withoutKeys(usage, PRIVATE_USAGE_KEYS)));
-  if (!top.members.has('stop_sequence')) edits.add(top, 'stop_sequence', 'null');
+  if (!top.has('stop_sequence')) edits.add(top, 'stop_sequence', 'null');
   if (changes.diagnostics !== undefined && !Object.hasOwn(message, 'diagnostics')) edits.add(top, 'diagnostics', JSON.stringify(changes.diagnostics));
   if (changes.gateway !== undefined) edits.add(top, 'gateway', JSON.stringify(changes.gateway));
   return edits.apply(text, top);

@@ -29,7 +29,7 @@ const FIRST = choice({ role: 'assistant', content: STRING_OR_NULL, refusal: opti
 const FINISH = choice({}, STRING);
 
 /** OpenAI's usage object, then any other of plain counts (lib/json/layout.ts COUNTS, slower to read) */
-const OPENAI_USAGE: Members = {
+export const OPENAI_USAGE: Members = {
   prompt_tokens: INT, completion_tokens: INT, total_tokens: INT,
   prompt_tokens_details: { cached_tokens: INT, audio_tokens: INT },
   completion_tokens_details: { reasoning_tokens: INT, audio_tokens: INT, accepted_prediction_tokens: INT, rejected_prediction_tokens: INT },

@@ -3,7 +3,8 @@
 // per tool call (its `arguments` string as one tool-input-delta, byte for byte), message-delta with
 // the stop reason and usage, message-stop. Every event carries the whole body as its native frame.
 import { randomUUID } from 'node:crypto';
-import { emptyUsage, type CanonicalEvent, type JsonObject, type JsonValue, type StopReason } from '../../chunks.js';
+import { emptyUsage, type CanonicalEvent, type JsonObject, type JsonValue, type NativeFrame, type StopReason } from '../../chunks.js';
+import { recogniseCompletion } from './completion-layout.js';
 import { CHAT_REASONING_SIGNATURE } from '../../translate/reasoning-state.js';
 import { chatFrame, finishFromWire, integrityError, isObject, optionalString, parseObject, stopWithCalls, toolCallBlock, usageFromWire } from './wire.js';
 
@@ -20,8 +21,10 @@ function toolCalls(value: JsonValue | undefined): JsonValue[] {
 }
 
 export function decodeChatCompletion(body: string): CanonicalEvent[] {
-  const completion = parseObject(body, 'chat.completion');
-  const native = chatFrame('chat.completion', body, completion);
+  // a plain answer in the common compact layout is parsed without the general parser (as strictly)
+  const recognised = recogniseCompletion(body);
+  const completion = recognised === null ? parseObject(body, 'chat.completion') : recognised.parsed;
+  const native: NativeFrame = recognised === null ? chatFrame('chat.completion', body, completion) : { dialect: 'openai-chat', event: 'chat.completion', data: body, parsed: completion, modelSpan: recognised.modelSpan };
   if (isObject(completion.error)) throw integrityError('chat.completion carries an error object');
   const id = requiredString(completion, 'id', 'chat.completion');
   const model = optionalString(completion, 'model', 'chat.completion') ?? '';

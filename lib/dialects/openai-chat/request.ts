@@ -41,6 +41,11 @@ function isObject(v: JsonValue | undefined): v is JsonObject {
 /** Assistant fields that never go upstream: the gateway's reasoning state and response-side fields. */
 const ROUND_TRIP_ONLY = ['reasoning', 'reasoning_details', 'parsed', 'annotations', 'audio', 'function_call'] as const;
 
+/** A message carries one of ROUND_TRIP_ONLY (named loads: a keyed load per name per message cost more than the rest of the loop) */
+function roundTripOnly(m: JsonObject): boolean {
+  return m.reasoning !== undefined || m.reasoning_details !== undefined || m.parsed !== undefined || m.annotations !== undefined || m.audio !== undefined || m.function_call !== undefined;
+}
+
 function hasParsedArguments(calls: JsonValue | undefined): calls is JsonValue[] {
   return Array.isArray(calls) && calls.some((c) => isObject(c) && isObject(c.function) && c.function.parsed_arguments !== undefined);
 }
@@ -77,7 +82,7 @@ function upstreamMessages(messages: JsonValue | undefined): JsonValue | undefine
   let out: JsonValue[] | undefined;
   for (let i = 0; i < messages.length; i++) {
     const m = messages[i];
-    if (!isObject(m) || (!ROUND_TRIP_ONLY.some((k) => m[k] !== undefined) && m.refusal !== null && !hasParsedArguments(m.tool_calls))) continue;
+    if (!isObject(m) || (!roundTripOnly(m) && m.refusal !== null && !hasParsedArguments(m.tool_calls))) continue;
     out ??= messages.slice();
     const rest: JsonObject = { ...m };
     const reasoning = rest.reasoning_content === undefined ? chatReasoningText(rest.reasoning_details) : '';

@@ -21,6 +21,7 @@ import type { JsonObject, JsonValue, NativeFrame, StopReason } from '../../chunk
 import { MemberEdits } from '../../json/member-edits.js';
 import { memberSpans } from '../../json/member-spans.js';
 import { finishReason } from './client.js';
+import { completionPlaces, type CompletionPlaces } from './completion-layout.js';
 import { isObject } from './wire.js';
 
 const CHOICE_KEYS: ReadonlySet<string> = new Set(['index', 'message', 'finish_reason', 'logprobs', 'content_filter_results']);
@@ -62,21 +63,32 @@ function plainCompletion(completion: JsonObject, stop: StopReason | null): boole
   return annotations === undefined || (Array.isArray(annotations) && annotations.length === 0);
 }
 
+/** The places the edits are made at: by text in a recognised layout, else by a scan of the whole answer. */
+function places(native: NativeFrame): CompletionPlaces | null {
+  const text = native.data;
+  if (native.modelSpan !== undefined) return completionPlaces(text, native.modelSpan);
+  const top = memberSpans(text, 0, PATH);
+  const choice = top?.inner;
+  const message = choice?.inner;
+  return top == null || choice === undefined || message === undefined ? null : { top, choice, message };
+}
+
 /** The upstream's answer `native` with the gateway's changes, when it may go through; null to re-encode. */
 export function throughCompletion(native: NativeFrame, stop: StopReason | null, changes: CompletionChanges): string | null {
   const completion = native.parsed;
   if (!plainCompletion(completion, stop)) return null;
-  const text = native.data;
-  const top = memberSpans(text, 0, PATH);
-  const choice = top?.inner;
-  const message = choice?.inner;
-  if (top == null || choice === undefined || message === undefined) return null;
+  const at = places(native);
+  if (at === null) return null;
+  const { top, choice, message } = at;
+  // which members the choice and its message have: the parsed answer's (its text holds no duplicate key)
+  const parsedChoice = (completion.choices as JsonObject[])[0]!;
+  const parsedMessage = parsedChoice.message as JsonObject;
   const edits = new MemberEdits();
   edits.set(top, 'created', String(changes.created));
   edits.set(top, 'model', JSON.stringify(changes.model));
   edits.set(top, 'usage', JSON.stringify(changes.usage));
   edits.add(top, 'gateway', JSON.stringify(changes.gateway));
-  if (!choice.members.has('logprobs')) edits.add(choice, 'logprobs', 'null');
-  for (const key of MESSAGE_NULLS) if (!message.members.has(key)) edits.add(message, key, 'null');
-  return edits.apply(text, top);
+  if (!Object.hasOwn(parsedChoice, 'logprobs')) edits.add(choice, 'logprobs', 'null');
+  for (const key of MESSAGE_NULLS) if (!Object.hasOwn(parsedMessage, key)) edits.add(message, key, 'null');
+  return edits.apply(native.data, top);
 }
