@@ -63,19 +63,34 @@ class FusedChain<O extends string | Buffer> {
     return joined;
   }
 
-  /** one item into stage i (i === n: a final output) */
+  /**
+   * One item into stage i (i === n: a final output), and on down the chain while each stage answers
+   * with one item (the common case: a frame is one event is one piece of text): a loop, not a call
+   * of `through` and `feed` per stage. An output of several items, an iterator or an async iterable
+   * goes to `through`, which pushes a level.
+   */
   private feed(i: number, item: unknown): void {
-    if (isNote(item)) {
-      // a few per request: every later stage hears it, then the consumer
-      tell(this.stages, i, item, this.ctx);
-      this.onNote?.(item);
-      return;
+    const { stages, n, ctx } = this;
+    for (;;) {
+      if (isNote(item)) {
+        // a few per request: every later stage hears it, then the consumer
+        tell(stages, i, item, ctx);
+        this.onNote?.(item);
+        return;
+      }
+      if (i === n) {
+        this.out.push(item as O);
+        return;
+      }
+      const items = stages[i]!.step(item, ctx);
+      i++;
+      if (items == null) return;
+      if (!Array.isArray(items) || items.length !== 1) {
+        this.through(i, items);
+        return;
+      }
+      item = items[0];
     }
-    if (i === this.n) {
-      this.out.push(item as O);
-      return;
-    }
-    this.through(i + 1, this.stages[i]!.step(item, this.ctx));
   }
 
   /** a stage's output, into level i */
@@ -83,7 +98,7 @@ class FusedChain<O extends string | Buffer> {
     if (items == null) return;
     let level: Level;
     if (Array.isArray(items)) {
-      // the common case: an array, most often of one item (fed at once, no level pushed)
+      // an array of one item (a flush's output) is fed at once, no level pushed
       if (items.length === 0) return;
       if (items.length === 1) {
         this.feed(i, items[0]);
