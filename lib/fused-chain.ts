@@ -22,10 +22,15 @@ export function joinPieces<O extends string | Buffer>(pieces: readonly O[]): O {
 class Level {
   items: readonly unknown[] | undefined = undefined;
   pos = 0;
+  /** the end of the run of values `pos` is in (found once per run, not again for each item a stage leaves to `step`) */
+  end = 0;
   iter: Iterator<unknown> | undefined = undefined;
   asyncIter: AsyncIterator<unknown> | undefined = undefined;
   /** an item was taken from `asyncIter`: its output goes to the consumer before the next is awaited */
   pulled = false;
+  /** the stage's `steps` threw: thrown when the level is back on top (the outputs before it went on first) */
+  failed = false;
+  error: unknown = undefined;
 }
 
 /**
@@ -104,9 +109,8 @@ class FusedChain<O extends string | Buffer> {
         this.feed(i, items[0]);
         return;
       }
-      level = this.level(i);
-      level.items = items;
-      level.pos = 0;
+      this.push(i, items);
+      return;
     } else if (isAsyncIterable<unknown>(items)) {
       level = this.level(i);
       level.asyncIter = items[Symbol.asyncIterator]();
@@ -122,7 +126,64 @@ class FusedChain<O extends string | Buffer> {
     level.items = undefined;
     level.iter = undefined;
     level.asyncIter = undefined;
+    level.failed = false;
+    level.error = undefined;
     this.depth--;
+  }
+
+  /**
+   * The items of level i (i < n) into a stage with `steps`, from `level.pos`: a note is told as
+   * `feed` tells it; else the values up to the next note go in at once, and what came out is
+   * pushed as level i + 1 (taken before the rest of this level, as one at a time would have it).
+   * A throw leaves this level failed under those outputs; a later stage's throw, about an earlier
+   * frame, then wins, as it would have one frame at a time.
+   */
+  private batch(i: number, level: Level, stage: Stage<unknown, unknown>): void {
+    const items = level.items!;
+    const from = level.pos;
+    const first = items[from];
+    let taken = from;
+    const out: unknown[] = [];
+    if (!isNote(first)) {
+      let to = level.end;
+      if (to <= from) {
+        to = from + 1;
+        while (to < items.length && !isNote(items[to])) to++;
+        level.end = to;
+      }
+      try {
+        taken = stage.steps!(items, from, to, out, this.ctx);
+      } catch (err) {
+        if (out.length === 0) {
+          this.pop(level);
+          throw err;
+        }
+        level.items = undefined;
+        level.failed = true;
+        level.error = err;
+        this.push(i + 1, out);
+        return;
+      }
+    }
+    if (taken === from) {
+      // a note, or a value the stage leaves to `step`: as `feed` takes it
+      level.pos = from + 1;
+      if (level.pos === items.length) this.pop(level);
+      this.feed(i, first);
+      return;
+    }
+    level.pos = taken;
+    if (taken === items.length) this.pop(level);
+    if (out.length > 0) this.push(i + 1, out);
+  }
+
+  /** several items into level i */
+  private push(i: number, items: unknown[]): void {
+    const level = this.level(i);
+    level.items = items;
+    level.pos = 0;
+    level.end = 0;
+    this.stack[this.depth++] = i;
   }
 
   /** Ending early (a failure, or the consumer stopped): the async iterables still open are closed, innermost first. */
@@ -157,7 +218,17 @@ class FusedChain<O extends string | Buffer> {
         while (this.depth > 0) {
           const i = this.stack[this.depth - 1]!;
           const level = levels[i]!;
+          if (level.failed) {
+            const err = level.error;
+            this.pop(level);
+            throw err;
+          }
           if (level.items !== undefined) {
+            const stage = i < n ? stages[i]! : undefined;
+            if (stage?.steps !== undefined) {
+              this.batch(i, level, stage);
+              continue;
+            }
             const item = level.items[level.pos++];
             // popped before its last item is fed, not after what that item started ended: a stage's
             // output array (route's, with the request) is not kept for as long as an answer streams

@@ -199,6 +199,18 @@ class SettleStage<T> implements Stage<T, T>, Settlement {
     return [item];
   }
 
+  /** The items before the one that completes the answer (left to `step`, which commits) go on as they are. */
+  steps(items: readonly T[], from: number, to: number, out: unknown[]): number {
+    const opts = this.opts;
+    for (let k = from; k < to; k++) {
+      const item = items[k]!;
+      if (this.reservation !== null && this.failed === null && opts.completes?.(item) === true) return k;
+      if (opts.audioSeconds !== undefined) this.audioSeconds = opts.audioSeconds(item);
+      out.push(item);
+    }
+    return to;
+  }
+
   async close(ctx: RequestContext, chainError?: GatewayError, outcome?: Outcome): Promise<void> {
     // an in-band provider error ended the answer: a failure, with the status the client saw
     const error = chainError ?? this.failed ?? undefined;
