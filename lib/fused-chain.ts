@@ -1,5 +1,6 @@
 // The production runner: a whole list of stages fused into ONE step (see fuseStages below), so a
-// synchronous stage costs a function call per chunk instead of an object-mode stream each.
+// synchronous stage costs a function call per chunk instead of an object-mode stream each, and a
+// stage with `steps` one call for all the frames of an upstream chunk.
 import type { RequestContext } from './context.js';
 import { isNote, type ChainNote } from './notes.js';
 import { isAsyncIterable, tell, type Stage, type StageOutput } from './stage.js';
@@ -274,7 +275,9 @@ class FusedChain<O extends string | Buffer> {
  * Run a whole list of stages as ONE pipeline step: an async-generator transform that drives each
  * stage's `step`/`flush` directly. Synchronous stages cost a function call per chunk instead of an
  * object-mode stream each; an asynchronous stage (dispatch reading the upstream body) is iterated
- * in place. What one upstream chunk turns into is handed on as one piece (one response write), and
+ * in place; the frames of one upstream chunk go into a stage with `steps` at once (no array and
+ * no call through a megamorphic site per frame and stage), with the same outcome as one at a time.
+ * What one upstream chunk turns into is handed on as one piece (one response write), and
  * nothing is pulled from upstream before the consumer asks for more (backpressure holds). Notes
  * go to the later stages' `note` hooks and then to `onNote` (the response writer), not into the output.
  */
