@@ -1,5 +1,6 @@
 // The production runner: a whole list of stages fused into ONE step (see fuseStages below), so a
-// synchronous stage costs a function call per chunk instead of an object-mode stream each.
+// synchronous stage costs a function call per chunk instead of an object-mode stream each, and a
+// stage with `steps` one call for all the frames of an upstream chunk.
 import type { RequestContext } from './context.js';
 import { isNote, type ChainNote } from './notes.js';
 import { isAsyncIterable, tell, type Stage, type StageOutput } from './stage.js';
@@ -22,10 +23,15 @@ export function joinPieces<O extends string | Buffer>(pieces: readonly O[]): O {
 class Level {
   items: readonly unknown[] | undefined = undefined;
   pos = 0;
+  /** the end of the run of values `pos` is in (found once per run, not again for each item a stage leaves to `step`) */
+  end = 0;
   iter: Iterator<unknown> | undefined = undefined;
   asyncIter: AsyncIterator<unknown> | undefined = undefined;
   /** an item was taken from `asyncIter`: its output goes to the consumer before the next is awaited */
   pulled = false;
+  /** the stage's `steps` threw: thrown when the level is back on top (the outputs before it went on first) */
+  failed = false;
+  error: unknown = undefined;
 }
 
 /**
@@ -63,19 +69,34 @@ class FusedChain<O extends string | Buffer> {
     return joined;
   }
 
-  /** one item into stage i (i === n: a final output) */
+  /**
+   * One item into stage i (i === n: a final output), and on down the chain while each stage answers
+   * with one item (the common case: a frame is one event is one piece of text): a loop, not a call
+   * of `through` and `feed` per stage. An output of several items, an iterator or an async iterable
+   * goes to `through`, which pushes a level.
+   */
   private feed(i: number, item: unknown): void {
-    if (isNote(item)) {
-      // a few per request: every later stage hears it, then the consumer
-      tell(this.stages, i, item, this.ctx);
-      this.onNote?.(item);
-      return;
+    const { stages, n, ctx } = this;
+    for (;;) {
+      if (isNote(item)) {
+        // a few per request: every later stage hears it, then the consumer
+        tell(stages, i, item, ctx);
+        this.onNote?.(item);
+        return;
+      }
+      if (i === n) {
+        this.out.push(item as O);
+        return;
+      }
+      const items = stages[i]!.step(item, ctx);
+      i++;
+      if (items == null) return;
+      if (!Array.isArray(items) || items.length !== 1) {
+        this.through(i, items);
+        return;
+      }
+      item = items[0];
     }
-    if (i === this.n) {
-      this.out.push(item as O);
-      return;
-    }
-    this.through(i + 1, this.stages[i]!.step(item, this.ctx));
   }
 
   /** a stage's output, into level i */
@@ -83,15 +104,14 @@ class FusedChain<O extends string | Buffer> {
     if (items == null) return;
     let level: Level;
     if (Array.isArray(items)) {
-      // the common case: an array, most often of one item (fed at once, no level pushed)
+      // an array of one item (a flush's output) is fed at once, no level pushed
       if (items.length === 0) return;
       if (items.length === 1) {
         this.feed(i, items[0]);
         return;
       }
-      level = this.level(i);
-      level.items = items;
-      level.pos = 0;
+      this.push(i, items);
+      return;
     } else if (isAsyncIterable<unknown>(items)) {
       level = this.level(i);
       level.asyncIter = items[Symbol.asyncIterator]();
@@ -107,7 +127,64 @@ class FusedChain<O extends string | Buffer> {
     level.items = undefined;
     level.iter = undefined;
     level.asyncIter = undefined;
+    level.failed = false;
+    level.error = undefined;
     this.depth--;
+  }
+
+  /**
+   * The items of level i (i < n) into a stage with `steps`, from `level.pos`: a note is told as
+   * `feed` tells it; else the values up to the next note go in at once, and what came out is
+   * pushed as level i + 1 (taken before the rest of this level, as one at a time would have it).
+   * A throw leaves this level failed under those outputs; a later stage's throw, about an earlier
+   * frame, then wins, as it would have one frame at a time.
+   */
+  private batch(i: number, level: Level, stage: Stage<unknown, unknown>): void {
+    const items = level.items!;
+    const from = level.pos;
+    const first = items[from];
+    let taken = from;
+    const out: unknown[] = [];
+    if (!isNote(first)) {
+      let to = level.end;
+      if (to <= from) {
+        to = from + 1;
+        while (to < items.length && !isNote(items[to])) to++;
+        level.end = to;
+      }
+      try {
+        taken = stage.steps!(items, from, to, out, this.ctx);
+      } catch (err) {
+        if (out.length === 0) {
+          this.pop(level);
+          throw err;
+        }
+        level.items = undefined;
+        level.failed = true;
+        level.error = err;
+        this.push(i + 1, out);
+        return;
+      }
+    }
+    if (taken === from) {
+      // a note, or a value the stage leaves to `step`: as `feed` takes it
+      level.pos = from + 1;
+      if (level.pos === items.length) this.pop(level);
+      this.feed(i, first);
+      return;
+    }
+    level.pos = taken;
+    if (taken === items.length) this.pop(level);
+    if (out.length > 0) this.push(i + 1, out);
+  }
+
+  /** several items into level i */
+  private push(i: number, items: unknown[]): void {
+    const level = this.level(i);
+    level.items = items;
+    level.pos = 0;
+    level.end = 0;
+    this.stack[this.depth++] = i;
   }
 
   /** Ending early (a failure, or the consumer stopped): the async iterables still open are closed, innermost first. */
@@ -142,7 +219,17 @@ class FusedChain<O extends string | Buffer> {
         while (this.depth > 0) {
           const i = this.stack[this.depth - 1]!;
           const level = levels[i]!;
+          if (level.failed) {
+            const err = level.error;
+            this.pop(level);
+            throw err;
+          }
           if (level.items !== undefined) {
+            const stage = i < n ? stages[i]! : undefined;
+            if (stage?.steps !== undefined) {
+              this.batch(i, level, stage);
+              continue;
+            }
             const item = level.items[level.pos++];
             // popped before its last item is fed, not after what that item started ended: a stage's
             // output array (route's, with the request) is not kept for as long as an answer streams
@@ -188,7 +275,9 @@ class FusedChain<O extends string | Buffer> {
  * Run a whole list of stages as ONE pipeline step: an async-generator transform that drives each
  * stage's `step`/`flush` directly. Synchronous stages cost a function call per chunk instead of an
  * object-mode stream each; an asynchronous stage (dispatch reading the upstream body) is iterated
- * in place. What one upstream chunk turns into is handed on as one piece (one response write), and
+ * in place; the frames of one upstream chunk go into a stage with `steps` at once (no array and
+ * no call through a megamorphic site per frame and stage), with the same outcome as one at a time.
+ * What one upstream chunk turns into is handed on as one piece (one response write), and
  * nothing is pulled from upstream before the consumer asks for more (backpressure holds). Notes
  * go to the later stages' `note` hooks and then to `onNote` (the response writer), not into the output.
  */

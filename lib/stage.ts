@@ -14,6 +14,19 @@ export interface Stage<I, O> {
   readonly name: string;
   /** map one input chunk to outputs (an array, a generator, or nothing) */
   step(chunk: I, ctx: RequestContext): StageOutput<O>;
+  /**
+   * Optional, for the runner of a whole chain (lib/fused-chain.ts): the values `chunks[from..to)`
+   * (the frames of one upstream chunk; no note among them) taken as `step` would take them one by
+   * one, their outputs pushed in order onto `out`, with no array per chunk. It returns the index of
+   * the first chunk it did not take (`to` when it took them all): the runner hands that one to
+   * `step` (a chunk whose output is not an array, such as settle's commit, or any the stage leaves
+   * to `step`). When a chunk's step throws, the outputs of the chunks before it are in `out`: the
+   * later stages take them before the error goes on, as they would have one chunk at a time; a later
+   * stage's failure on an earlier chunk still wins. So a stage may take chunks after one a later stage
+   * fails on: what `steps` does with a chunk must show only in its outputs and its own state (a chunk
+   * whose handling logs or writes anywhere else is left to `step`).
+   */
+  steps?(chunks: readonly I[], from: number, to: number, out: unknown[], ctx: RequestContext): number;
   /** end of input: emit what is left */
   flush?(ctx: RequestContext): StageOutput<O>;
   /**

@@ -75,6 +75,12 @@ class EncodeStage implements Stage<CanonicalEvent, string | HeadNote> {
     return first === null ? out : withHead(first, out);
   }
 
+  /** once the head went out with the first output: the streaming encoder's `steps` (else `step`, one event at a time) */
+  steps(evs: readonly CanonicalEvent[], from: number, to: number, out: unknown[], c: RequestContext): number {
+    const sse = this.sse;
+    return this.head === null || sse === undefined ? from : sse.steps(evs, from, to, out, c);
+  }
+
   flush(c: RequestContext): StageOutput<string | HeadNote> {
     const out = this.pick().flush?.(c);
     const first = this.takeHead();

@@ -233,13 +233,34 @@ class IntegrityStage extends State implements Stage<CanonicalEvent, CanonicalEve
     if (n.note === 'upstream') this.upstream = n.upstream;
   }
 
-  step(ev: CanonicalEvent, ctx: RequestContext): (CanonicalEvent | UsageNote | FailedNote)[] | undefined {
-    if (ev.type === 'text-delta') {
-      // most of a stream: text for the open text block, inside the message, nothing held back (what
-      // deltaBlock would find, tested directly); anything else takes the general path below
-      const block = this.blocks[ev.index];
-      if (block !== undefined && block.open && block.kind === 'text' && this.cut === undefined && (this.phase === 'blocks' || this.phase === 'ending')) return [ev];
+  /** Most of a stream: text for the open text block, inside the message, nothing held back (what deltaBlock checks). */
+  private passes(ev: CanonicalEvent): boolean {
+    if (ev.type !== 'text-delta') return false;
+    const block = this.blocks[ev.index];
+    return block !== undefined && block.open && block.kind === 'text' && this.cut === undefined && (this.phase === 'blocks' || this.phase === 'ending');
+  }
+
+  steps(evs: readonly CanonicalEvent[], from: number, to: number, out: unknown[], ctx: RequestContext): number {
+    for (let k = from; k < to; k++) {
+      const ev = evs[k]!;
+      if (this.passes(ev)) {
+        out.push(ev);
+        continue;
+      }
+      // after an upstream error each event is logged as dropped: one at a time, as before
+      if (this.phase === 'errored') return k;
+      const got = this.checked(ev, ctx);
+      if (got !== undefined) for (let j = 0; j < got.length; j++) out.push(got[j]);
     }
+    return to;
+  }
+
+  step(ev: CanonicalEvent, ctx: RequestContext): (CanonicalEvent | UsageNote | FailedNote)[] | undefined {
+    return this.passes(ev) ? [ev] : this.checked(ev, ctx);
+  }
+
+  /** the general path */
+  private checked(ev: CanonicalEvent, ctx: RequestContext): (CanonicalEvent | UsageNote | FailedNote)[] | undefined {
     if (this.phase === 'errored') {
       // an upstream error is terminal: nothing after it reaches the client
       ctx.log.warn({ event: ev.type }, 'integrity: event after an upstream error dropped');

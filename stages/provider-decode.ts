@@ -32,6 +32,27 @@ export function providerDecode(opts: ProviderDecodeOptions = {}): Stage<Upstream
     return found();
   }
 
+  function decode(msg: UpstreamMessage, ctx: RequestContext): CanonicalEvent[] {
+    if (msg === CHECKED_START) {
+      // first of all: sse-decode skipped the frames of the start the answer check decoded (the
+      // same note's); the check's decoder goes on
+      const start = checked as CheckedStart;
+      checked = undefined;
+      decoder = start.decoder;
+      return start.events;
+    }
+    if (decoder === undefined) {
+      decoder = resolve(ctx);
+      // the first message is not CHECKED_START: sse-decode read the checked start itself
+      if (checked !== undefined && checked.kind === 'start') checked = undefined;
+    }
+    if (msg.kind === 'sse') return decoder.sse(msg);
+    const json = checked;
+    checked = undefined;
+    if (json !== undefined && json.kind === 'json' && opts.dialect === undefined && json.body === msg.body) return json.events;
+    return decoder.json(msg.body);
+  }
+
   return {
     name: 'provider-decode',
     note(n) {
@@ -40,25 +61,14 @@ export function providerDecode(opts: ProviderDecodeOptions = {}): Stage<Upstream
         checked = n.checked;
       }
     },
-    step(msg, ctx) {
-      if (msg === CHECKED_START) {
-        // first of all: sse-decode skipped the frames of the start the answer check decoded (the
-        // same note's); the check's decoder goes on
-        const start = checked as CheckedStart;
-        checked = undefined;
-        decoder = start.decoder;
-        return start.events;
+    step: decode,
+    steps(msgs, from, to, out, ctx) {
+      // the frames of one upstream chunk: their events in one array, not one array a frame
+      for (let k = from; k < to; k++) {
+        const events = decode(msgs[k]!, ctx);
+        for (let j = 0; j < events.length; j++) out.push(events[j]);
       }
-      if (decoder === undefined) {
-        decoder = resolve(ctx);
-        // the first message is not CHECKED_START: sse-decode read the checked start itself
-        if (checked !== undefined && checked.kind === 'start') checked = undefined;
-      }
-      if (msg.kind === 'sse') return decoder.sse(msg);
-      const json = checked;
-      checked = undefined;
-      if (json !== undefined && json.kind === 'json' && opts.dialect === undefined && json.body === msg.body) return json.events;
-      return decoder.json(msg.body);
+      return to;
     },
     flush() {
       return decoder?.end?.();

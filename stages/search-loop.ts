@@ -230,6 +230,12 @@ export function searchLoop(): StageFactory<CanonicalEvent, SearchLoopOutput> {
         loop ??= new SearchLoop(offered, ctx);
         return loop.push(ev);
       },
+      steps(evs, from, to, out) {
+        // no search offered: the events go on as they are (else each goes to `step`)
+        if (offered !== null) return from;
+        for (let k = from; k < to; k++) out.push(evs[k]);
+        return to;
+      },
     };
   };
 }

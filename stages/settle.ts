@@ -199,6 +199,22 @@ class SettleStage<T> implements Stage<T, T>, Settlement {
     return [item];
   }
 
+  /**
+   * The items before the one that completes the answer (left to `step`, which commits) go on as they
+   * are. Audio seconds are read one item at a time (close reports them: a stage may be handed items
+   * after one a later stage fails on).
+   */
+  steps(items: readonly T[], from: number, to: number, out: unknown[]): number {
+    const opts = this.opts;
+    if (opts.audioSeconds !== undefined) return from;
+    for (let k = from; k < to; k++) {
+      const item = items[k]!;
+      if (this.reservation !== null && this.failed === null && opts.completes?.(item) === true) return k;
+      out.push(item);
+    }
+    return to;
+  }
+
   async close(ctx: RequestContext, chainError?: GatewayError, outcome?: Outcome): Promise<void> {
     // an in-band provider error ended the answer: a failure, with the status the client saw
     const error = chainError ?? this.failed ?? undefined;

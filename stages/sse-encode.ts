@@ -23,6 +23,7 @@ export interface SseEncodeOptions {
 export interface SseEncodeStage extends Stage<CanonicalEvent, string> {
   /** the dialect's keep-alive frame, once the encoder is built (the first event); null before */
   readonly keepalive: string | null;
+  steps(evs: readonly CanonicalEvent[], from: number, to: number, out: unknown[], ctx: RequestContext): number;
 }
 
 /** The encoder input of a request: kept up to date by the stage's `note` hook. */
@@ -68,6 +69,15 @@ class SseEncodeStep implements SseEncodeStage {
   step(ev: CanonicalEvent, ctx: RequestContext): string[] | undefined {
     const text = (this.encoder ??= this.build(ctx)).encode(ev);
     return text === '' ? undefined : [text];
+  }
+
+  steps(evs: readonly CanonicalEvent[], from: number, to: number, out: unknown[], ctx: RequestContext): number {
+    const encoder = (this.encoder ??= this.build(ctx));
+    for (let k = from; k < to; k++) {
+      const text = encoder.encode(evs[k]!);
+      if (text !== '') out.push(text);
+    }
+    return to;
   }
 
   fail(err: GatewayError, ctx: RequestContext): string[] {
