@@ -5,19 +5,8 @@
 // after its newest row. Through bin/gateway on a file store (PostgreSQL under `npm run
 // test:postgres`; admin-requests-commit-order.test.ts covers rows committed out of order there).
 import t from 'tap';
-import { askMessages, startAdminGateway, type AdminGateway } from '../helpers/admin.js';
-import { sleep } from '../helpers/billing.js';
+import { serveAndList, startAdminGateway, type AdminGateway } from '../helpers/admin.js';
 import { TEST_KEY } from '../helpers/gateway.js';
-
-/** Serves `n` requests and waits until the newest-first listing has `total` rows. */
-async function serve(a: AdminGateway, n: number, total: number): Promise<string[]> {
-  for (let i = 0; i < n; i++) if ((await askMessages(a.gw.url, TEST_KEY)) !== 200) throw new Error('request failed');
-  for (const deadline = Date.now() + 5000; Date.now() < deadline; await sleep(20)) {
-    const page = (await a.call('GET', '/requests?limit=500')).body;
-    if (page.data.length === total) return (page.data as { requestId: string }[]).map((r) => r.requestId).reverse();
-  }
-  throw new Error(`fewer than ${total} rows listed after 5 s`);
-}
 
 /** Every row after `after`, page by page of `limit`; the cursor to continue from. */
 async function forward(a: AdminGateway, after: string, limit: number): Promise<{ ids: string[]; next: string; pages: Record<string, any>[] }> {
@@ -37,7 +26,7 @@ async function forward(a: AdminGateway, after: string, limit: number): Promise<{
 t.test('the forward cursor', async (t) => {
   const a = await startAdminGateway();
   t.teardown(() => a.gw.stop());
-  const first = await serve(a, 5, 5); // oldest first
+  const first = await serveAndList(a, TEST_KEY, 5, 5); // oldest first
 
   const all = await forward(a, '0', 2);
   t.same(all.ids, first, 'from 0: every row once, oldest first');
@@ -50,7 +39,7 @@ t.test('the forward cursor', async (t) => {
   t.equal(idle.nextAfter, all.next, 'the cursor given back while nothing came');
   t.equal(idle.hasMore, false);
 
-  const later = await serve(a, 2, 7);
+  const later = await serveAndList(a, TEST_KEY, 2, 7);
   t.same((await forward(a, all.next, 10)).ids, later.slice(5), 'the rows written since, once, in order');
 
   t.same((await forward(a, first[2]!, 2)).ids, later.slice(3), 'after a request id: the rows after its row');
@@ -58,7 +47,7 @@ t.test('the forward cursor', async (t) => {
 
   const top = (await a.call('GET', '/requests?limit=3')).body;
   t.equal(top.data[0].requestId, later[6], 'newest first');
-  const tail = await serve(a, 1, 8);
+  const tail = await serveAndList(a, TEST_KEY, 1, 8);
   t.same((await forward(a, top.nextAfter, 5)).ids, [tail[7]], "a newest-first page's nextAfter: the rows after its newest");
 
   const filtered = (await a.call('GET', '/requests?after=0&key=nobody')).body;

@@ -5,26 +5,16 @@
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import t from 'tap';
-import { askMessages, startAdminGateway, type AdminGateway } from '../helpers/admin.js';
+import { askMessages, serveAndList, startAdminGateway } from '../helpers/admin.js';
 import { sleep } from '../helpers/billing.js';
 import { TEST_KEY } from '../helpers/gateway.js';
 import { GATEWAY, gatewayCli, usageLines } from '../helpers/processes.js';
-
-/** Serves `n` requests; the request ids of all `total` rows, oldest first, once the admin API lists them. */
-async function serve(a: AdminGateway, n: number, total: number): Promise<string[]> {
-  for (let i = 0; i < n; i++) if ((await askMessages(a.gw.url, TEST_KEY)) !== 200) throw new Error('request failed');
-  for (const deadline = Date.now() + 5000; Date.now() < deadline; await sleep(20)) {
-    const page = (await a.call('GET', '/requests?limit=500')).body;
-    if (page.data.length === total) return (page.data as { requestId: string }[]).map((r) => r.requestId).reverse();
-  }
-  throw new Error(`fewer than ${total} rows listed after 5 s`);
-}
 
 t.test('credits usage --after: one forward page, then where to go on from', async (t) => {
   const a = await startAdminGateway();
   t.teardown(() => a.gw.stop());
   const cli = (...args: string[]): ReturnType<typeof gatewayCli> => gatewayCli(a.store.dir, ['credits', 'usage', ...args, '--config', a.store.file]);
-  const ids = await serve(a, 3, 3);
+  const ids = await serveAndList(a, TEST_KEY, 3, 3);
 
   const first = cli('--after', '0', '--limit', '2');
   t.equal(first.status, 0, first.stderr);
@@ -46,7 +36,7 @@ t.test('credits usage --after: one forward page, then where to go on from', asyn
 t.test('credits usage --follow: the newest rows, then each new one once, in order, until Ctrl-C', async (t) => {
   const a = await startAdminGateway();
   t.teardown(() => a.gw.stop());
-  const before = await serve(a, 3, 3);
+  const before = await serveAndList(a, TEST_KEY, 3, 3);
 
   const proc = spawn(process.execPath, [GATEWAY, 'credits', 'usage', '--follow', '--limit', '2', '--interval', '0.1', '--config', a.store.file], {
     cwd: a.store.dir,
@@ -67,7 +57,7 @@ t.test('credits usage --follow: the newest rows, then each new one once, in orde
   t.same(seen, before.slice(1), 'first the newest --limit rows, oldest first');
   // requests while it follows, some at once: each row printed once, in the order the store wrote them
   await Promise.all([askMessages(a.gw.url, TEST_KEY), askMessages(a.gw.url, TEST_KEY)]);
-  const all = await serve(a, 3, 8);
+  const all = await serveAndList(a, TEST_KEY, 3, 8);
   await lines(7);
   await sleep(300); // a few more polls: nothing repeated
   t.same(seen, all.slice(1), 'then every new row once, none skipped, none repeated');

@@ -1,6 +1,6 @@
 // The admin API from a test: a bin/gateway with an admin key on a file store (SQLite, or a fresh
 // PostgreSQL database under `npm run test:postgres`), and a small client for /admin/v1.
-import { fileStoreConfig, type FileStore } from './billing.js';
+import { fileStoreConfig, sleep, type FileStore } from './billing.js';
 import { startGateway, type RunningGateway } from './gateway.js';
 
 export const ADMIN_KEY = 'admin-test-key-0123456789';
@@ -42,4 +42,14 @@ export async function askMessages(url: string, key: string): Promise<number> {
   });
   await res.text();
   return res.status;
+}
+
+/** Serves `n` Messages requests with `key`; the request ids of all `total` rows, oldest first, once the admin API lists them. */
+export async function serveAndList(a: AdminGateway, key: string, n: number, total: number): Promise<string[]> {
+  for (let i = 0; i < n; i++) if ((await askMessages(a.gw.url, key)) !== 200) throw new Error('request failed');
+  for (const deadline = Date.now() + 5000; Date.now() < deadline; await sleep(20)) {
+    const page = (await a.call('GET', '/requests?limit=500')).body;
+    if (page.data.length === total) return (page.data as { requestId: string }[]).map((r) => r.requestId).reverse();
+  }
+  throw new Error(`fewer than ${total} rows listed after 5 s`);
 }

@@ -12,17 +12,7 @@ import Database from 'better-sqlite3';
 import t, { type Test } from 'tap';
 import { MIGRATIONS } from '../../lib/store/migrations.js';
 import { Store } from '../../lib/store/store.js';
-import type { KeyRecord, UsageRecord } from '../../lib/store/types.js';
-
-const keyRecord = (id: string, org: string): KeyRecord => ({ id, org, project: null, environment: null, scopes: [], models: [], spendCap: null, rateLimit: { rpm: null, tpm: null } });
-
-function record(requestId: string, key: KeyRecord, cost: number): UsageRecord {
-  return {
-    requestId, keyId: key.id, org: key.org, project: null, environment: null, endpoint: 'chat', modelRequested: 'm', modelServed: 'm',
-    provider: 'sim', inputTokens: 10, outputTokens: 5, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0, webSearches: 0,
-    audioSeconds: null, cost, callName: null, endUserId: null, status: 200, errorCode: null, latencyMs: 1,
-  };
-}
+import { keyRecord, usageRecord } from './usage-records.js';
 
 function memoryStore(t: Test): Store {
   const store = new Store('sqlite::memory:');
@@ -50,9 +40,9 @@ t.test('a usage row of a pair the keys table never had is listed by key and by t
   const store = memoryStore(t);
   const ghost = keyRecord('k_nowhere', 'acme');
   const batched = await store.ledger.reserveSoon({ requestId: 'req_1', key: ghost, amount: 100 });
-  t.equal(await store.ledger.endSoon(batched, record('req_1', ghost, 10), true), true);
+  t.equal(await store.ledger.endSoon(batched, usageRecord('req_1', ghost, 10), true), true);
   const moved = keyRecord('k_nowhere', 'beta');
-  t.equal(store.ledger.settle(store.ledger.reserve({ requestId: 'req_2', key: moved, amount: 100 }), record('req_2', moved, 20)), true);
+  t.equal(store.ledger.settle(store.ledger.reserve({ requestId: 'req_2', key: moved, amount: 100 }), usageRecord('req_2', moved, 20)), true);
   t.same(await byKey(store, 'k_nowhere'), { requests: ['req_1', 'req_2'], usage: ['req_1', 'req_2'], cost: 30 });
   t.equal(await allTime(store), 2);
 });
@@ -68,16 +58,16 @@ t.test('a pair whose first transaction rolled back is written again by its next 
   };
   // the one-call path, then the batch path, each inside an outer transaction that rolls back
   const first = store.ledger.reserve({ requestId: 'req_lost_1', key, amount: 100 });
-  fail(() => store.ledger.settle(first, record('req_lost_1', key, 10)));
+  fail(() => store.ledger.settle(first, usageRecord('req_lost_1', key, 10)));
   const second = await store.ledger.reserveSoon({ requestId: 'req_lost_2', key, amount: 100 });
-  const ended = store.ledger.endSoon(second, record('req_lost_2', key, 10), true);
+  const ended = store.ledger.endSoon(second, usageRecord('req_lost_2', key, 10), true);
   fail(() => store.ledger.flush());
   await ended;
   t.same(store.db.prepare("SELECT key_id FROM key_orgs WHERE key_id = 'k_again'").all(), [], 'rolled back with the rows');
   t.equal(store.db.prepare("SELECT count(*) AS n FROM usage").pluck().get(), 0);
 
   const third = await store.ledger.reserveSoon({ requestId: 'req_3', key, amount: 100 });
-  t.equal(await store.ledger.endSoon(third, record('req_3', key, 40), true), true);
+  t.equal(await store.ledger.endSoon(third, usageRecord('req_3', key, 40), true), true);
   t.same(await byKey(store, 'k_again'), { requests: ['req_3'], usage: ['req_3'], cost: 40 });
 });
 

@@ -12,7 +12,7 @@ import { usageSums } from '../../lib/store/admin-usage-ops.js';
 import type { UsageFilter } from '../../lib/store/admin-store.js';
 import { MIGRATIONS } from '../../lib/store/migrations.js';
 import { Store } from '../../lib/store/store.js';
-import type { KeyRecord, UsageRecord } from '../../lib/store/types.js';
+import { keyRecord, usageRecord } from './usage-records.js';
 
 const DAY = 86_400_000;
 
@@ -25,16 +25,6 @@ const OLD: Row[] = [
   ['req_m2', 'key_m', 'beta', 800, 4 * DAY], // and to beta since
   ['req_b1', 'key_b', 'beta', 1600, 5 * DAY],
 ];
-
-const keyRecord = (id: string, org: string): KeyRecord => ({ id, org, project: null, environment: null, scopes: [], models: [], spendCap: null, rateLimit: { rpm: null, tpm: null } });
-
-function record(requestId: string, key: KeyRecord, cost: number): UsageRecord {
-  return {
-    requestId, keyId: key.id, org: key.org, project: null, environment: null, endpoint: 'chat', modelRequested: 'm', modelServed: 'm',
-    provider: 'sim', inputTokens: 10, outputTokens: 5, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0, webSearches: 0,
-    audioSeconds: null, cost, callName: null, endUserId: null, status: 200, errorCode: null, latencyMs: 1,
-  };
-}
 
 function versionFiveFile(t: Test): string {
   const dir = mkdtempSync(join(tmpdir(), 'migration-usage-test-'));
@@ -60,8 +50,8 @@ t.test('a version-5 file keeps its usage rows, and every read by organization, k
   // a pair no row had before the upgrade (key_c, acme) and a known one (key_m, beta)
   const c = await store.ledger.reserveSoon({ requestId: 'req_c1', key: keyRecord('key_c', 'acme'), amount: 5000 });
   const m = await store.ledger.reserveSoon({ requestId: 'req_m3', key: keyRecord('key_m', 'beta'), amount: 5000 });
-  t.equal(await store.ledger.endSoon(c, record('req_c1', keyRecord('key_c', 'acme'), 3200), true), true);
-  t.equal(await store.ledger.endSoon(m, record('req_m3', keyRecord('key_m', 'beta'), 6400), true), true);
+  t.equal(await store.ledger.endSoon(c, usageRecord('req_c1', keyRecord('key_c', 'acme'), 3200), true), true);
+  t.equal(await store.ledger.endSoon(m, usageRecord('req_m3', keyRecord('key_m', 'beta'), 6400), true), true);
   const now = Date.now();
   const rows: Row[] = [...OLD, ['req_c1', 'key_c', 'acme', 3200, now], ['req_m3', 'key_m', 'beta', 6400, now]];
 
