@@ -9,7 +9,7 @@
 //     answer; Messages: not after the cut block, as Anthropic writes nothing after a block the limit cut).
 // (c) a streamed answer whose last block is a tool call at the limit, its JSON whole when the block stops
 //     (Anthropic max_tokens, a Chat stream's length): the same sign, so the same cut; a call before a
-//     text block stays whole. A streaming Chat client sees every call with what came of its arguments
+//     text block stays whole. A streaming Chat or Responses client sees every call with what came of its arguments
 //     (a whole answer's cut call its input, as a streamed cut shows its fragments), never "".
 import t, { type Test } from 'tap';
 import { accumulateChat, checkResponsesCut, checkChatStream, send, type Answer, type Endpoint } from './clients.js';
@@ -115,6 +115,19 @@ function messagesStream(t: Test, a: Answer): { commands: string[]; unstopped: nu
   return { commands, unstopped, problems };
 }
 
+/** The input of the cut tool_use that ends a whole Anthropic answer (a). */
+const JSON_CUT: Record<string, string> = { 'a-json-cut': 'ls -la /very/long', 'a-json-whole-then-cut': 'ls -la' };
+
+/** A Responses stream's function_call items as announced, each with its argument deltas joined. */
+function responsesCallArguments(a: Answer): string[] {
+  const args = new Map<string, string>();
+  for (const d of a.data) {
+    if (d?.type === 'response.output_item.added' && d.item.type === 'function_call') args.set(d.item.id, d.item.arguments);
+    else if (d?.type === 'response.function_call_arguments.delta') args.set(d.item_id, (args.get(d.item_id) ?? '') + d.delta);
+  }
+  return [...args.values()];
+}
+
 t.test('F5 edges through every client dialect', async (t) => {
   const models = [...CASES.map((c) => ({ name: c.name, api: c.api })), ...['a-json-call-then-text', 'a-sse-call-then-text'].map((name) => ({ name, api: 'messages' as Api }))];
   const { gw } = await startFm(t, script, models);
@@ -150,6 +163,10 @@ t.test('F5 edges through every client dialect', async (t) => {
     t.test(`${m} → Responses stream: incomplete, only whole calls done and in output`, async (t) => {
       const a = await send(gw, 'responses', ask('responses', m, true));
       checkResponsesCut(t, a, c.openai);
+      // as the Chat stream: every call announced shows what came of its arguments (a whole answer's cut call its input)
+      const args = responsesCallArguments(a);
+      t.same(args.filter((x) => !x.startsWith('{"command":')), [], 'no call without its argument deltas');
+      if (m in JSON_CUT) t.same(JSON.parse(args.at(-1)!), { command: JSON_CUT[m] }, "the whole answer's cut call: its input");
     });
     t.test(`${m} → Responses JSON: incomplete, only whole calls`, async (t) => {
       const a = await send(gw, 'responses', ask('responses', m, false));

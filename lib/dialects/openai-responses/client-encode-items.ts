@@ -27,7 +27,7 @@
 // - opaque block from a Responses upstream (hosted tool calls, custom_tool_call, shell_call, …) →
 //   that item as the provider sent it (output_item.added + done); other opaque blocks are dropped.
 // - a call whose block never stopped was cut by the token limit (stages/integrity.ts): no done event,
-//   and it is left out of the Response's `output`, so no client runs it (`cutCalls`).
+//   and it is left out of the Response's `output`, so no client runs it (`cutCalls`); its arguments show.
 import type { CanonicalBlock, JsonObject, NativeFrame, UrlCitation } from '../../chunks.js';
 import { asArray, isObject } from '../../json/values.js';
 import { toolArguments } from '../../openai/client.js';
@@ -259,12 +259,16 @@ export class OutputItems implements ItemWriter {
     }
   }
 
-  /** At message-delta: the calls still open were cut by the token limit; their items leave `output`. */
+  /**
+   * At message-delta: the calls still open were cut by the token limit; their items leave `output`. A function
+   * call that opened with its whole input (non-streamed upstream) shows it as argument deltas (no done).
+   */
   cutCalls(): void {
     for (let i = 0; i < this.blocks.length; i++) {
       const b = this.blocks[i];
       if (b?.kind !== 'call') continue;
       this.blocks[i] = undefined;
+      if (b.target.kind === 'function' && !b.streamed && b.input !== null) this.emit('response.function_call_arguments.delta', { item_id: b.id, output_index: b.out, delta: toolArguments('', b.input) });
       delete this.output[b.out];
     }
   }
