@@ -13,7 +13,7 @@
 // null`, `usage: null` on every chunk, Azure's filter results) is the upstream's.
 import type { JsonObject, NativeFrame } from '../../chunks.js';
 import { copyWith } from '../../json/copy-with.js';
-import { ContentChunk } from './chunk-layout.js';
+import { ContentChunk, type ChunkHead } from './chunk-layout.js';
 
 const DONE = 'data: [DONE]\n\n';
 
@@ -25,6 +25,13 @@ export interface ThroughChanges {
   gateway?: JsonObject;
   /** the gateway's `usage`, on the usage frame */
   usage?: JsonObject;
+  /**
+   * a stream's content frames (ContentChunk) share their head (chunk-layout.ts ChunkLayoutReader):
+   * the head last written, and its frames' text before the content string with the model spliced
+   * in, `data: ` included, made once for the stream; null: the model is the upstream's
+   */
+  head?: ChunkHead;
+  envelope?: string | null;
 }
 
 export function throughFrame(native: NativeFrame, changes: ThroughChanges): string {
@@ -34,6 +41,7 @@ export function throughFrame(native: NativeFrame, changes: ThroughChanges): stri
   const usageSpan = native.usageSpan;
   if (usage !== undefined && span !== undefined && usageSpan !== undefined) return throughUsage(native, changes, usage, span, usageSpan);
   if (usage === undefined && span !== undefined) {
+    if (gateway === undefined && native instanceof ContentChunk) return throughContent(native, changes);
     // a recognised layout (chunk-layout.ts, frame-layouts.ts): no whitespace, no `gateway` member, ends with `}`
     const data = upstreamModel(native) === changes.model ? native.data : `${native.data.slice(0, span[0])}${changes.modelJson}${native.data.slice(span[1])}`;
     return gateway === undefined ? `data: ${data}\n\n` : `data: ${data.slice(0, -1)},"gateway":${JSON.stringify(gateway)}}\n\n`;
@@ -43,6 +51,21 @@ export function throughFrame(native: NativeFrame, changes: ThroughChanges): stri
   if (usage !== undefined) out.usage = usage;
   if (gateway !== undefined) out.gateway = gateway;
   return `data: ${JSON.stringify(out)}\n\n`;
+}
+
+/**
+ * A recognised content frame: every frame with the same head begins with the same text up to its
+ * content string (head.prefix), so the envelope written before it is made once per head.
+ */
+function throughContent(native: ContentChunk, changes: ThroughChanges): string {
+  const head = native.head;
+  if (changes.head !== head) {
+    const [from, to] = head.modelSpan;
+    changes.envelope = head.model === changes.model ? null : `data: ${head.prefix.slice(0, from)}${changes.modelJson}${head.prefix.slice(to)}`;
+    changes.head = head;
+  }
+  const envelope = changes.envelope;
+  return envelope === null || envelope === undefined ? `data: ${native.data}\n\n` : `${envelope}${native.data.slice(head.prefix.length)}\n\n`;
 }
 
 /** The frame's top-level `model`, without building a recognised content frame's object. */

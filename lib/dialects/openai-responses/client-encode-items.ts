@@ -33,6 +33,7 @@ import { asArray, isObject } from '../../json/values.js';
 import { toolArguments } from '../../openai/client.js';
 import { emitWebSearch, urlCitationAnnotation } from './client-encode-search.js';
 import { doneFrames, throughText } from './client-encode-through.js';
+import { DeltaFrame } from './delta-layout.js';
 import { encodeAnthropicThinking, summaryOf } from './client-state.js';
 import type { ResponsesFacts } from './client-validate.js';
 import type { ClientTool } from './client-tools.js';
@@ -181,8 +182,9 @@ export class OutputItems implements ItemWriter {
     b.text += text;
     if (!this.streaming) return;
     // a Responses upstream's delta frame: its `delta` and `logprobs` go as they came
-    const kept = native?.through !== undefined && native.dialect === 'openai-responses' && native.event === 'response.output_text.delta' ? native.kept : undefined;
-    this.textDelta(atOf(b), kept !== undefined ? native!.data.slice(kept[0], kept[1]) : `"delta":${JSON.stringify(text)},"logprobs":[]`);
+    // (only a recognised delta frame is marked through: delta-layout.ts, events.ts)
+    const through = native instanceof DeltaFrame && native.through !== undefined;
+    this.textDelta(atOf(b), through ? native.data.slice(native.keptFrom, native.keptEnd) : `"delta":${JSON.stringify(text)},"logprobs":[]`);
   }
 
   annotate(index: number, citation: UrlCitation): void {

@@ -70,8 +70,6 @@ export class DeltaFrame implements NativeFrame {
   readonly event = 'response.output_text.delta';
   /** 'frame' at content index 0: a Responses client gets its `kept` bytes (client-encode-items.ts) */
   readonly through: 'frame' | undefined;
-  /** where `"delta":"…","logprobs":[]` lies in the frame */
-  readonly kept: [number, number];
   private built: JsonObject | undefined = undefined;
 
   constructor(
@@ -84,11 +82,16 @@ export class DeltaFrame implements NativeFrame {
     readonly contentIndex: number,
     /** the delta, decoded */
     readonly delta: string,
-    keptFrom: number,
-    keptEnd: number,
+    /** where `"delta":"…","logprobs":[]` lies in the frame (numbers: no array made per delta) */
+    readonly keptFrom: number,
+    readonly keptEnd: number,
   ) {
-    this.kept = [keptFrom, keptEnd];
     this.through = contentIndex === 0 ? 'frame' : undefined;
+  }
+
+  /** where `"delta":"…","logprobs":[]` lies in the frame (NativeFrame's `kept`) */
+  get kept(): [number, number] {
+    return [this.keptFrom, this.keptEnd];
   }
 
   get parsed(): JsonObject {
@@ -107,7 +110,7 @@ export class DeltaFrame implements NativeFrame {
       logprobs: [],
     };
     // `,"obfuscation":"…"}` after the kept members, or only the closing brace
-    const end = this.kept[1];
+    const end = this.keptEnd;
     if (end + 1 < data.length) parsed.obfuscation = text(data.slice(end + OBFUSCATION_KEY, data.length - 2));
     return parsed;
   }

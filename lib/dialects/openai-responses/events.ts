@@ -259,8 +259,9 @@ export class ResponsesStreamDecoder implements UpstreamDecoder {
     if (!this.s.started) throw integrityError(`${type} before response.created`);
     // the `text` handler's delta part
     const slot = messageSlot(this.s, f.outputIndex, type);
+    if (slot.block !== -1) return f.delta === '' ? [] : [{ type: 'text-delta', index: slot.block, text: f.delta, native: f }];
     const out: CanonicalEvent[] = [];
-    if (slot.block === -1) open(this.s, slot, { kind: 'text', text: '' }, f, out);
+    open(this.s, slot, { kind: 'text', text: '' }, f, out);
     if (f.delta !== '') out.push({ type: 'text-delta', index: slot.block, text: f.delta, native: f });
     return out;
   }
