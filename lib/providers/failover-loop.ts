@@ -21,11 +21,10 @@ import type { HeadersNote, Upstream, UpstreamNote } from '../notes.js';
 import type { UpstreamTiming } from '../request-log.js';
 import { abortWatch, type AbortWatch } from '../request-abort.js';
 import { holdBack, type AnswerCheck } from './answer-check.js';
+import { readLimited } from './error-body.js';
 import { errorCode, finalUpstreamError, isRetryableStatus, transportFailure, upstreamError, type Failure } from './failover.js';
 import type { ProviderHandle, ProviderPool } from './pool.js';
 import { upstreamHeader, type UpstreamResponse } from './upstream-call.js';
-
-const MAX_ERROR_BODY = 64 * 1024;
 
 const EMPTY = Buffer.alloc(0);
 
@@ -71,16 +70,6 @@ export function upstreamIdHeaders(ctx: RequestContext, protocol: Deployment['pro
   const rule = dialects[ctx.dialect].requestId;
   if (requestId === undefined || rule.upstreamProtocol !== protocol || requestId === ctx.reqId) return null;
   return { note: 'headers', headers: { [rule.header]: requestId, 'x-gateway-request-id': ctx.reqId } };
-}
-
-async function readLimited(body: AsyncIterable<Buffer>): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    if (size < MAX_ERROR_BODY) chunks.push(chunk);
-    size += chunk.length;
-  }
-  return Buffer.concat(chunks).toString('utf8').slice(0, MAX_ERROR_BODY);
 }
 
 function aborted(ctx: RequestContext, err: unknown): GatewayError {

@@ -39,6 +39,7 @@ import type { ResponsesFacts } from './client-validate.js';
 import type { ClientTool } from './client-tools.js';
 import { closeCall, ID_PREFIX, withNamespace, type ItemWriter } from './client-encode-calls.js';
 import { decodeReasoningSignature, isResponsesSignature, reasoningInputItem } from '../../translate/reasoning-state.js';
+import { flat } from './flat-string.js';
 
 type Block =
   /**
@@ -59,16 +60,6 @@ type Block =
 export type EmitEvent = (type: string, fields: JsonObject | string) => void;
 
 type MessageBlock = Extract<Block, { kind: 'message' }>;
-
-/**
- * `s` as one flat string, for a text written into several frames: a template's result is a tree of
- * its pieces, which each frame it goes into would hold and the chain's join of a chunk's frames would
- * walk again; V8 flattens it in place once a character of it is read.
- */
-export function flat(s: string): string {
-  s.charCodeAt(0);
-  return s;
-}
 
 /** A message's `at` (Block), made at the first event that needs it (one flat string: every delta frame has it). */
 function atOf(b: MessageBlock): string {

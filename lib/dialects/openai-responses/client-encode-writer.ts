@@ -8,7 +8,8 @@ import type { GatewayError } from '../../errors.js';
 import { unitsToUsd } from '../../pricing.js';
 import { openAiError } from '../../openai/errors.js';
 import { chatGateway, mergeUsage } from '../../openai/client.js';
-import { flat, OutputItems } from './client-encode-items.js';
+import { OutputItems } from './client-encode-items.js';
+import { flat } from './flat-string.js';
 import { responsesFacts, type ResponsesFacts } from './client-validate.js';
 import { echoedTools, jsonOf, upstreamInstructionsJson } from './client-encode-echo.js';
 
