@@ -23,6 +23,7 @@ import { MACHINE } from './lease.js';
 import type { GatewayStore, StoreLog } from './store-api.js';
 import { AdminOps } from './admin-ops.js';
 import { WalCheckpointer } from './checkpointer.js';
+import { switchToWal } from './wal-switch.js';
 import { SqliteAdminRunner } from './admin-sqlite.js';
 
 // the config ↔ row mapping of keys lives in key-rows.ts; re-exported for the store's importers
@@ -65,11 +66,12 @@ export class Store implements GatewayStore {
       if (!memory && !opts.mustExist) mkdirSync(dirname(path), { recursive: true });
       this.db = new Database(memory ? ':memory:' : path, { fileMustExist: opts.mustExist === true });
       // first: processes opening one file together (--workers, a rolling restart) wait for each
-      // other's locks, the WAL switch's included, instead of failing with SQLITE_BUSY at once
+      // other's locks instead of failing with SQLITE_BUSY at once (the WAL switch, which SQLite
+      // may refuse without waiting, is tried again for as long: wal-switch.ts)
       this.db.pragma('busy_timeout = 5000');
       // before the WAL switch writes the header; a file that exists keeps its page size
       this.db.pragma(`page_size = ${NEW_FILE_PAGE_SIZE}`);
-      if (!memory) this.db.pragma('journal_mode = WAL');
+      if (!memory) switchToWal(this.db);
       this.db.pragma('synchronous = NORMAL');
       this.db.pragma('foreign_keys = ON');
       this.migrate();
