@@ -44,12 +44,21 @@ export abstract class ChunkQueue implements AsyncIterableIterator<Buffer> {
     return false;
   }
 
+  /** the consumer is told the source ended (the end is delivered, not when it came): a subclass may note it */
+  protected endDelivered(): void {}
+
+  /** what the consumer sees of the source's failure when it is delivered: the failure itself unless a subclass says */
+  protected failureShown(err: unknown): unknown {
+    return err;
+  }
+
   /** the producer ended normally */
   protected end(): void {
     this.ended = true;
     const w = this.waiter;
     if (w !== null) {
       this.waiter = null;
+      this.endDelivered();
       w.resolve(DONE);
     }
   }
@@ -61,7 +70,7 @@ export abstract class ChunkQueue implements AsyncIterableIterator<Buffer> {
     this.stop();
     if (w !== null) {
       this.waiter = null;
-      w.reject(this.failure);
+      w.reject(this.failureShown(this.failure));
     }
   }
 
@@ -75,7 +84,8 @@ export abstract class ChunkQueue implements AsyncIterableIterator<Buffer> {
       }
       return Promise.resolve({ done: false, value: chunk });
     }
-    if (this.failure !== undefined) return Promise.reject(this.failure);
+    if (this.failure !== undefined) return Promise.reject(this.failureShown(this.failure));
+    if (this.ended) this.endDelivered();
     if (this.ended || this.stopped) return Promise.resolve(DONE);
     return new Promise((resolve, reject) => {
       this.waiter = { resolve, reject };

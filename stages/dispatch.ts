@@ -122,7 +122,7 @@ class TextCall implements FailoverCall<never> {
 /** The stage holds nothing of its own per request (the failover loop's generator does): one for every request. */
 const DISPATCH: Stage<RoutedRequest, DispatchOutput> = {
   name: 'dispatch',
-  step: (routed, ctx) => failover(ctx, routed, new TextCall(routed)) as AsyncGenerator<DispatchOutput>,
+  step: (routed, ctx) => failover(ctx, routed, new TextCall(routed)) as AsyncIterableIterator<DispatchOutput>,
 };
 
 export function dispatch(): StageFactory<RoutedRequest, DispatchOutput> {

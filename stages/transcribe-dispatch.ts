@@ -129,6 +129,6 @@ function transcriptionCall(job: TranscriptionJob, ctx: RequestContext): Failover
 export function dispatchTranscription(): StageFactory<TranscriptionJob, TranscriptionDispatchOutput> {
   return (): Stage<TranscriptionJob, TranscriptionDispatchOutput> => ({
     name: 'dispatch',
-    step: (job, ctx) => failover(ctx, job.routed, transcriptionCall(job, ctx)) as AsyncGenerator<TranscriptionDispatchOutput>,
+    step: (job, ctx) => failover(ctx, job.routed, transcriptionCall(job, ctx)) as AsyncIterableIterator<TranscriptionDispatchOutput>,
   });
 }

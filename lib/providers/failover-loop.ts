@@ -8,32 +8,27 @@
 // or an in-band error before that moves on like a failed head. Then the answer goes out as an
 // `upstream` note (which deployment, how, and when; what the check decoded of it, `checked`) and
 // its body: what was held (as the check hands it on: in one piece, or as it came after a stream
-// start the check decoded), the rest chunk by chunk from this one generator (the hot path: no extra
-// hop or check per chunk), or read whole by the caller's `answer`. If an answer read
+// start the check decoded), the rest read straight from the body once something went on (no hop
+// per chunk: answer-tail.ts) or chunk by chunk from this generator, or read whole by `answer`. If an answer read
 // whole is lost, an `upstream: null` note takes it back and the next deployment is tried. The
 // upstream's request id goes out as a `headers` note where the client's dialect shows it.
 import type { Deployment, RoutedRequest } from '../chunks.js';
 import type { RequestContext } from '../context.js';
 import { dialects } from '../dialects/index.js';
 import { GatewayError } from '../errors.js';
-import { errors } from '../errors/index.js';
 import type { HeadersNote, Upstream, UpstreamNote } from '../notes.js';
 import type { UpstreamTiming } from '../request-log.js';
 import { abortWatch, type AbortWatch } from '../request-abort.js';
+import { aborted, bodyFailure, FailoverAnswer, TailSettle, takeLast, TryNext } from './answer-tail.js';
 import { holdBack, type AnswerCheck } from './answer-check.js';
 import { readLimited } from './error-body.js';
 import { errorCode, finalUpstreamError, isRetryableStatus, transportFailure, upstreamError, type Failure } from './failover.js';
 import type { ProviderHandle, ProviderPool } from './pool.js';
-import { upstreamHeader, type UpstreamResponse } from './upstream-call.js';
+import { UpstreamCall, upstreamHeader, type UpstreamResponse } from './upstream-call.js';
 
 const EMPTY = Buffer.alloc(0);
 
-/** Thrown by `answer` when the body was lost before anything was handed on: try the next deployment. */
-export class TryNext extends Error {
-  constructor(readonly failure: unknown) {
-    super('the answer was lost before anything was handed on');
-  }
-}
+export { TryNext };
 
 /** One attempt, ready to go: send it (the request is encoded for its deployment). */
 export type Send = (signal: AbortWatch) => Promise<UpstreamResponse>;
@@ -72,19 +67,6 @@ export function upstreamIdHeaders(ctx: RequestContext, protocol: Deployment['pro
   return { note: 'headers', headers: { [rule.header]: requestId, 'x-gateway-request-id': ctx.reqId } };
 }
 
-function aborted(ctx: RequestContext, err: unknown): GatewayError {
-  return GatewayError.from(abortWatch(ctx).reason ?? err);
-}
-
-/** A streamed body that failed: lost before any chunk went on (`TryNext`), idle, or cut mid-response. */
-function bodyFailure(ctx: RequestContext, deployment: Deployment, err: unknown, handedOn: boolean): unknown {
-  if (abortWatch(ctx).aborted) return aborted(ctx, err);
-  const code = errorCode(err);
-  if (code === 'UND_ERR_BODY_TIMEOUT') return errors.streamIdle(deployment.providerId);
-  if (!handedOn) return new TryNext(err);
-  return errors.connectionLost(deployment.providerId, code, err);
-}
-
 /**
  * A held answer that failed before anything of it was handed on, as a failure to move on from
  * exactly as from a failed head; null for an in-band error that a failed head would not move on
@@ -110,13 +92,17 @@ function upstreamOf(deployment: Deployment, stream: boolean, requestId: string |
   return { id: deployment.providerId, protocol: deployment.protocol, api: deployment.api, upstreamModel: deployment.upstreamModel, stream, requestId, timing };
 }
 
-export function failover<O>(ctx: RequestContext, routed: RoutedRequest, call: FailoverCall<O>): AsyncGenerator<O | Buffer | UpstreamNote | HeadersNote> {
-  // the generator lives as long as the stream it hands on, and keeps its parameters in its saved
+type Item<O> = O | Buffer | UpstreamNote | HeadersNote;
+
+export function failover<O>(ctx: RequestContext, routed: RoutedRequest, call: FailoverCall<O>): AsyncIterableIterator<Item<O>> {
+  // the generator may live as long as the stream it hands on, and keeps its parameters in its saved
   // registers until then: it gets the request in a holder it empties once the answer went on
-  return attempts(ctx, routed.modelId, routed.deployments, { routed }, call);
+  const answer = new FailoverAnswer<Item<O>>();
+  answer.loop = attempts(ctx, routed.modelId, routed.deployments, { routed }, call, answer);
+  return answer;
 }
 
-async function* attempts<O>(ctx: RequestContext, modelId: string, deployments: readonly Deployment[], pending: { routed: RoutedRequest | null }, call: FailoverCall<O>): AsyncGenerator<O | Buffer | UpstreamNote | HeadersNote> {
+async function* attempts<O>(ctx: RequestContext, modelId: string, deployments: readonly Deployment[], pending: { routed: RoutedRequest | null }, call: FailoverCall<O>, answer: FailoverAnswer<Item<O>>): AsyncGenerator<Item<O>> {
   const pool = ctx.services.providers;
   const recorder = ctx.services.recorder;
   /** an answer read whole counts a silent body as a timeout */
@@ -255,12 +241,20 @@ async function* attempts<O>(ctx: RequestContext, modelId: string, deployments: r
       handOn();
       timing.firstContentAt = Date.now();
       let chunk: Buffer | null = null;
-      for (let k = 0; k < first.length; k++) {
+      const last = first.length - 1;
+      for (let k = 0; k < last; k++) {
         chunk = first[k]!;
         first[k] = EMPTY;
         yield chunk;
       }
       chunk = null; // nor the last of them (~1 KB: a stream's start) in a saved register
+      const body = res.body;
+      if (body instanceof UpstreamCall) {
+        // the rest read straight (answer-tail.ts): this generator is not resumed after this yield
+        body.settleWith(new TailSettle(ctx, deployment, timing));
+        answer.handOff(body);
+      }
+      yield takeLast(first);
     }
     try {
       for await (const chunk of res.body) {

@@ -81,6 +81,12 @@ function abortError(reason: unknown): Error {
   return reason instanceof Error ? reason : Object.assign(new Error('This operation was aborted'), { name: 'AbortError', code: 'UND_ERR_ABORTED' });
 }
 
+/** How a body read straight by the client's chain settles: its end noted, its failure as the client sees it. */
+export interface BodySettle {
+  ended(): void;
+  failed(err: unknown): unknown;
+}
+
 /**
  * The handler of one call (undici's handler callbacks) and the reader of its body (a ChunkQueue:
  * `onData` returns false past the read-ahead, which pauses the socket). `response` resolves with
@@ -94,6 +100,9 @@ export class UpstreamCall extends ChunkQueue {
   private rejectHead: ((err: unknown) => void) | null = null;
   private abortCall: ((err?: Error) => void) | null = null;
   private resumeCall: (() => void) | null = null;
+  /** set once the answer's reader is the client's chain (`settleWith`); the failure it was shown */
+  private settle: BodySettle | null = null;
+  private shown: unknown = undefined;
 
   constructor(private readonly signal: AbortWatch) {
     super();
@@ -112,6 +121,24 @@ export class UpstreamCall extends ChunkQueue {
 
   private detach(): void {
     this.signal.removeEventListener('abort', this.onAbort);
+  }
+
+  /** From now on the end and a failure are delivered as `settle` says (once each). */
+  settleWith(settle: BodySettle): void {
+    this.settle = settle;
+  }
+
+  protected override endDelivered(): void {
+    const settle = this.settle;
+    this.settle = null;
+    settle?.ended();
+  }
+
+  protected override failureShown(err: unknown): unknown {
+    const settle = this.settle;
+    if (settle === null) return this.shown ?? err;
+    this.settle = null;
+    return (this.shown = settle.failed(err));
   }
 
   protected resumeProducer(): void {
