@@ -6,7 +6,7 @@
 // The stages answer synchronously, so the run is one synchronous loop (no stream, no promise per
 // chunk), and the encoders' clock (`created`, `created_at`) is pinned for that loop to `now`:
 // two runs of one recording give the same bytes, whatever the chunking.
-import type { CanonicalEvent, UpstreamMessage } from '../chunks.js';
+import type { CanonicalEvent, NativeFrame, UpstreamMessage } from '../chunks.js';
 import type { RequestContext } from '../context.js';
 import { jsonEncoders, renderError } from '../dialects/index.js';
 import { GatewayError } from '../errors.js';
@@ -119,8 +119,17 @@ function encoderFor(opts: ReplayOptions, to: ReplayDialect, input: EncoderState)
  */
 const reencodeAll: Stage<CanonicalEvent, CanonicalEvent> = {
   name: 'reencode',
-  step: (ev) => [ev.native === undefined ? ev : { ...ev, native: { ...ev.native, through: undefined, answer: undefined } }],
+  step: (ev) => [ev.native === undefined ? ev : { ...ev, native: withoutThrough(ev.native) }],
 };
+
+/**
+ * A plain copy of a frame with no `through` and no `answer`, member by member: a decoder's frame may
+ * be a class whose `parsed` (and a Responses delta's `kept`) is a getter on its prototype, which a
+ * spread would leave out.
+ */
+function withoutThrough(n: NativeFrame): NativeFrame {
+  return { dialect: n.dialect, event: n.event, data: n.data, parsed: n.parsed, modelSpan: n.modelSpan, usageSpan: n.usageSpan, kept: n.kept };
+}
 
 /** Run `fn` with Date.now() fixed: the encoders read the clock once per answer. */
 function atTime<T>(seconds: number, fn: () => T): T {
