@@ -170,8 +170,9 @@ export const CHECKS: { [T in CanonicalEventType]: Check<T> } = {
         return false;
       }
       // Anthropic's sign of a cut call, whose JSON may well be whole: the last block a tool call at the limit
-      // (Chat's too, which has no other; a Responses item says itself whether it completed)
-      if (block.kind === 'tool-call' && s.openCount === 1 && ev.index === s.blocks.length - 1 && s.cut === undefined && s.upstream?.api !== 'responses') {
+      // (Chat's too, which has no other); a stop marked `complete` is one the upstream itself said was done
+      // (a Responses item's done event), whatever the turn's end says
+      if (block.kind === 'tool-call' && ev.complete !== true && s.openCount === 1 && ev.index === s.blocks.length - 1 && s.cut === undefined) {
         s.held = ev;
         return false;
       }

@@ -11,7 +11,9 @@
 // One thing it does change: a tool call cut by the token limit (FAILURE-MODES F5). A tool-call
 // block whose input ends before its JSON does is held at its stop, and so is the stop of a whole one
 // that is the last block and the only one open (Anthropic's documented sign of a cut call: the last
-// block a tool_use at max_tokens, whatever its JSON). When the next event is the message-delta of a
+// block a tool_use at max_tokens, whatever its JSON), unless the stop is marked `complete` (the
+// upstream said the item was done: a Responses item's done event; one it never said done, closed at
+// `response.incomplete`, is held as any other). When the next event is the message-delta of a
 // turn cut by the limit (`length`; for broken JSON also vLLM's `tool-calls`, rewritten to `length`),
 // the stop is dropped and the block stays unclosed; the pieces of other calls may come first (an
 // earlier one cut, a later one whole). Otherwise a whole call's stop goes out before that event, and

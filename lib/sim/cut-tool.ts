@@ -1,18 +1,31 @@
 // The `cut-tool` option (`<model>;cut-tool`): the demo model's tool call cut by the token limit
 // halfway through its arguments (FAILURE-MODES F5), in a stream and in a whole answer.
 // `<model>;cut-tool=closed`: the limit falls just after the call's last argument piece, so its JSON is
-// whole and its block stops; only the turn's end says it was cut (Anthropic documents that sign).
+// whole; Chat and Messages stop its block, and only the turn's end says it was cut (Anthropic documents
+// that sign); a Responses call is never said done (no `function_call_arguments.done` nor
+// `output_item.done`, its item `incomplete`) before `response.incomplete`.
+// `<model>;cut-tool=done`: a Responses call said done and completed, then the turn ends incomplete at
+// the limit (the item itself says it is whole); for Chat and Messages the same as `closed`.
 import type { Frame, Proto } from './io.js';
 import { isObj, type Obj } from './json.js';
 
 const halve = (s: string): string => s.slice(0, Math.max(1, Math.floor(s.length / 2)));
 
+/** `cut` (the bare option), `closed` or `done`: see above */
+export type CutMode = 'cut' | 'closed' | 'done';
+
+export const cutMode = (value: string | undefined): CutMode => (value === 'closed' || value === 'done' ? value : 'cut');
+
 /**
  * A stream: the first argument piece is halved and the later ones dropped; the turn ends as each
  * protocol ends a cut turn (Chat finish_reason length; Messages stop_reason max_tokens, the block
- * still stopped as a relay would); `closed` keeps every piece (the JSON whole) and ends the turn so.
+ * still stopped as a relay would; Responses `response.incomplete`, the call never said done);
+ * `closed` keeps every piece (the JSON whole) and ends the turn so; `done` keeps a Responses call's
+ * done events too.
  */
-export function cutTool(proto: Proto, frames: Frame[], closed = false): Frame[] {
+export function cutTool(proto: Proto, frames: Frame[], mode: CutMode = 'cut'): Frame[] {
+  if (proto === 'responses') return cutResponses(frames, mode);
+  const closed = mode !== 'cut';
   const out: Frame[] = [];
   let cut = false;
   for (const f of frames) {
@@ -41,15 +54,54 @@ export function cutTool(proto: Proto, frames: Frame[], closed = false): Frame[] 
 }
 
 /**
+ * A Responses stream cut in its function call: its argument deltas (halved unless `closed`/`done`),
+ * its done events dropped unless `done`, and `response.completed` turned into `response.incomplete`
+ * (max_output_tokens) whose output has the call as far as it came, `incomplete` unless `done`.
+ */
+function cutResponses(frames: Frame[], mode: CutMode): Frame[] {
+  const out: Frame[] = [];
+  let sent: string | undefined;
+  let call: string | undefined;
+  for (const f of frames) {
+    const d = f.data;
+    if (!isObj(d)) {
+      out.push(f);
+      continue;
+    }
+    if (d.type === 'response.output_item.added' && isObj(d.item) && d.item.type === 'function_call') call = String(d.item.id);
+    if (d.type === 'response.function_call_arguments.delta' && d.item_id === call && typeof d.delta === 'string') {
+      if (mode === 'cut' && sent !== undefined) continue;
+      if (mode === 'cut') d.delta = halve(d.delta);
+      sent = (sent ?? '') + d.delta;
+    }
+    const doneItem = d.type === 'response.output_item.done' && isObj(d.item) && d.item.id === call;
+    if (mode !== 'done' && call !== undefined && (doneItem || (d.type === 'response.function_call_arguments.done' && d.item_id === call))) continue;
+    if (d.type === 'response.completed' && isObj(d.response)) {
+      f.event = d.type = 'response.incomplete';
+      const response = d.response;
+      response.status = 'incomplete';
+      response.incomplete_details = { reason: 'max_output_tokens' };
+      if (mode !== 'done' && Array.isArray(response.output)) {
+        response.output = response.output.map((o) => (isObj(o) && o.id === call ? { ...o, arguments: sent ?? '', status: 'incomplete' } : o));
+      }
+    }
+    // the sequence numbers stay consecutive without the frames dropped
+    if ('sequence_number' in d) d.sequence_number = out.length;
+    out.push(f);
+  }
+  return out;
+}
+
+/**
  * A whole answer, as each API answers a turn the limit cut inside its first call: Chat's arguments
  * halved with finish_reason length, Responses' too with status incomplete (max_output_tokens), the
  * calls after it dropped; an Anthropic Message keeps the tool_use as its last block with its
  * `input` an object (what the API made of the pieces it had: no JSON end shows the cut) and says
  * stop_reason max_tokens, the sign Anthropic documents for an incomplete call. `closed`: Chat's and
- * Responses' arguments stay whole.
+ * Responses' arguments stay whole; `done`: a Responses call's item says it completed too.
  */
-export function cutToolJson(proto: Proto, input: Obj, closed = false): Obj {
-  const cutArgs = closed ? (s: string): string => s : halve;
+export function cutToolJson(proto: Proto, input: Obj, mode: CutMode = 'cut'): Obj {
+  const cutArgs = mode !== 'cut' ? (s: string): string => s : halve;
   const body = structuredClone(input);
   if (proto === 'anthropic' && Array.isArray(body.content)) {
     const at = body.content.findIndex((b) => isObj(b) && b.type === 'tool_use');
@@ -68,7 +120,7 @@ export function cutToolJson(proto: Proto, input: Obj, closed = false): Obj {
     const at = body.output.findIndex((o) => isObj(o) && o.type === 'function_call');
     const call = body.output[at];
     if (!isObj(call) || typeof call.arguments !== 'string') return body;
-    body.output = [...body.output.slice(0, at), { ...call, arguments: cutArgs(call.arguments), status: 'incomplete' }];
+    body.output = [...body.output.slice(0, at), { ...call, arguments: cutArgs(call.arguments), status: mode === 'done' ? 'completed' : 'incomplete' }];
     body.status = 'incomplete';
     body.incomplete_details = { reason: 'max_output_tokens' };
   }

@@ -3,7 +3,7 @@
 // model produced before it is written.
 import type { ErrorOpts, Frame, Out, Outcome, Proto } from './io.js';
 import { writeFrames } from './io.js';
-import { cutTool, cutToolJson } from './cut-tool.js';
+import { cutMode, cutTool, cutToolJson } from './cut-tool.js';
 import { deliverHeadJson, headStreamPlan, isHeadFault } from './head-faults.js';
 import { duplicateKey, isObj, rawToken, toJson, type Obj } from './json.js';
 import { optInt, type FaultKind, type SimSpec } from './spec.js';
@@ -235,7 +235,7 @@ export async function deliver(out: Out, outcome: Outcome, spec: SimSpec, kind?: 
       out.send(200, outcome.body, outcome.contentType);
       return;
     case 'json': {
-      const body = spec.opts.has('cut-tool') ? cutToolJson(out.proto, outcome.body, spec.opts.get('cut-tool') === 'closed') : outcome.body;
+      const body = spec.opts.has('cut-tool') ? cutToolJson(out.proto, outcome.body, cutMode(spec.opts.get('cut-tool'))) : outcome.body;
       const text = Buffer.from(jsonFault(kind, out.proto, body));
       if (isHeadFault(kind)) return deliverHeadJson(out, kind, text);
       if (kind !== 'reset-mid' && kind !== 'stall-mid') {
@@ -249,7 +249,7 @@ export async function deliver(out: Out, outcome: Outcome, spec: SimSpec, kind?: 
       return;
     }
     case 'stream': {
-      const frames = spec.opts.has('cut-tool') ? cutTool(out.proto, outcome.frames, spec.opts.get('cut-tool') === 'closed') : outcome.frames;
+      const frames = spec.opts.has('cut-tool') ? cutTool(out.proto, outcome.frames, cutMode(spec.opts.get('cut-tool'))) : outcome.frames;
       const plan = streamFault(kind, out.proto, frames);
       if (!out.startSse()) return;
       const nl = spec.opts.has('crlf') ? '\r\n' : '\n';

@@ -187,6 +187,12 @@ t.test('a whole tool call, the last block at the token limit (F5): its stop held
   const two = [start(), blockStart(0, tool('t0')), { type: 'tool-input-delta', index: 0, json: '{}' } as CanonicalEvent, blockStart(1, tool('t1')), stop(0), stop(1), md('length'), end];
   const parallel = await run(integrity(), two, ctx);
   t.same(types(parallel.values).filter((x) => x.startsWith('block-stop')), ['block-stop:0'], 'open at once: only the last block is cut');
-  const responses = await run(integrity(), [upstreamNote('claude-x', 'responses'), ...call, md('length'), end], ctx);
-  t.same(types(responses.values).slice(-3), ['block-stop:1', 'message-delta', 'message-stop'], 'a Responses upstream: its item said it completed, so the call is whole');
+  // the upstream's own word decides, not which API it speaks: a stop marked complete (a Responses item's done event) passes
+  const marked = [...call.slice(0, -1), { type: 'block-stop', index: 1, complete: true } as CanonicalEvent];
+  for (const api of ['responses', 'chat'] as const) {
+    const whole = await run(integrity(), [upstreamNote('claude-x', api), ...marked, md('length'), end], ctx);
+    t.same(types(whole.values).slice(-3), ['block-stop:1', 'message-delta', 'message-stop'], `a ${api} upstream, the stop marked complete: the call is whole`);
+  }
+  const unmarked = await run(integrity(), [upstreamNote('claude-x', 'responses'), ...call, md('length'), end], ctx);
+  t.same(types(unmarked.values).slice(-3), ['tool-input-delta:1', 'message-delta', 'message-stop'], 'a Responses upstream, the stop unmarked (never said done): cut as any other');
 });

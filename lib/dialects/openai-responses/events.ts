@@ -16,6 +16,8 @@
 // - Any other item (a reasoning item without `encrypted_content`, hosted tool calls) is emitted
 //   whole at its `output_item.done` (items.ts: an opaque block, or thinking if the done item is
 //   signed after all).
+// - An item's block-stop at its `output_item.done` is marked `complete` (the upstream said it is
+//   done; unless the done item's status is `incomplete`); one closed at the terminal event is not.
 // - `response.completed` / `response.incomplete` → close what is open, message-delta (stop
 //   reason, usage of the Response), message-stop.
 // - `error` and `response.failed` → one `error` event (the first; whatever follows is ignored).
@@ -40,7 +42,7 @@ import { recogniseEvent } from './frame-layouts.js';
 import { RepeatedResponse } from './repeated-response.js';
 import { EchoedRequest } from './echoed-request.js';
 import { parseResponseFrame } from './response-frame.js';
-import { completeItemEvents, encryptedOf } from './items.js';
+import { completeItemEvents, encryptedOf, saysCompleted } from './items.js';
 import { decodeResponsesBody } from './message.js';
 import { SUMMARY_SEPARATOR, thinkingFromItem } from '../../translate/reasoning-state.js';
 import {
@@ -143,7 +145,8 @@ const itemDone: Handler = (s, d, native, out) => {
   } else if (slot.kind === 'thinking') {
     out.push({ type: 'signature-delta', index: slot.block, signature: signatureOf(item, `${where}.item`), native });
   }
-  out.push({ type: 'block-stop', index: slot.block, native });
+  // the upstream said the item is done: marked whole unless its status says the limit cut it
+  out.push({ type: 'block-stop', index: slot.block, native, complete: saysCompleted(item) });
 };
 
 const finish: Handler = (s, d, native, out) => {
@@ -160,6 +163,7 @@ const finish: Handler = (s, d, native, out) => {
       if (signature === undefined) throw integrityError(`${where}: reasoning item ${index} never finished`);
       out.push({ type: 'signature-delta', index: slot.block, signature, native });
     }
+    // never said done: unmarked, so a last tool call at the limit is held as cut (stages/integrity.ts)
     out.push({ type: 'block-stop', index: slot.block, native });
   }
   const status = where === 'response.completed' ? 'completed' : 'incomplete';

@@ -15,6 +15,9 @@
 // - every other item (`web_search_call`, `code_interpreter_call`, `file_search_call`, …) → an
 //   opaque block holding the item as the provider sent it. A completed `web_search_call` counts as
 //   one web search in the usage.
+// Each block-stop is marked `complete` when the item's status says it completed (`saysCompleted`):
+// a function_call with status `incomplete` (cut by the limit) stays unmarked, and the integrity
+// stage treats it as any upstream's last call at the limit.
 import type { CanonicalEvent, JsonObject, JsonValue, NativeFrame } from '../../chunks.js';
 import { thinkingFromItem } from '../../translate/reasoning-state.js';
 import { integrityError, isObject, optionalString, requireString } from './wire.js';
@@ -44,6 +47,16 @@ export function messageText(item: JsonObject, where: string): string {
 export function encryptedOf(item: JsonObject, where: string): string | undefined {
   const value = optionalString(item, 'encrypted_content', where);
   return value === '' ? undefined : value;
+}
+
+/**
+ * `true` when a done item says itself it completed: status `completed`, or none given (its done
+ * event alone says so). A done item with status `incomplete` is one the token limit cut. The mark
+ * of its block-stop (chunks.ts `complete`), read by stages/integrity.ts.
+ */
+export function saysCompleted(item: JsonObject): true | undefined {
+  const status = item.status;
+  return status === undefined || status === null || status === 'completed' ? true : undefined;
 }
 
 function countSearch(item: JsonObject, tally: Tally): void {
@@ -86,6 +99,6 @@ export function completeItemEvents(
       countSearch(item, tally);
       out.push({ type: 'block-start', index, block: { kind: 'opaque', value: item }, native });
   }
-  out.push({ type: 'block-stop', index, native });
+  out.push({ type: 'block-stop', index, native, complete: saysCompleted(item) });
   return index + 1;
 }
