@@ -4,44 +4,17 @@
 import type { RequestContext } from './context.js';
 import { isNote, type ChainNote } from './notes.js';
 import { isAsyncIterable, tell, type Stage, type StageOutput } from './stage.js';
-
-/** Pieces of output as one: the piece itself, the joined text, or the concatenated bytes. */
-export function joinPieces<O extends string | Buffer>(pieces: readonly O[]): O {
-  if (pieces.length === 1) return pieces[0]!;
-  let text = true;
-  for (let k = 0; k < pieces.length && text; k++) text = typeof pieces[k] === 'string';
-  if (text) return pieces.join('') as O;
-  return Buffer.concat(pieces.map((p): Buffer => (typeof p === 'string' ? Buffer.from(p) : (p as Buffer)))) as O;
-}
-
-/**
- * What is still to be fed into one stage (level i: stage i's input; level n: the chain's output):
- * the rest of an array, or an iterator. One per level, made the first time the level is pushed (most
- * stages answer with one item, fed at once without a level) and reused: the items at a level come
- * from the stage below it, so a level is never busy twice at once.
- */
-class Level {
-  items: readonly unknown[] | undefined = undefined;
-  pos = 0;
-  /** the end of the run of values `pos` is in (found once per run, not again for each item a stage leaves to `step`) */
-  end = 0;
-  iter: Iterator<unknown> | undefined = undefined;
-  asyncIter: AsyncIterator<unknown> | undefined = undefined;
-  /** an item was taken from `asyncIter`: its output goes to the consumer before the next is awaited */
-  pulled = false;
-  /** the stage's `steps` threw: thrown when the level is back on top (the outputs before it went on first) */
-  failed = false;
-  error: unknown = undefined;
-}
+import { joinPieces, Level } from './fused-level.js';
+import { ENDED, READY, generate, type Workable } from './fused-drive.js';
 
 /**
  * The state of one fused chain: the levels with items left, as a stack (the highest level on top:
- * its items are fed first, depth first, as nested loops would). One async generator per request, and
- * none per stage output: a stage that answered synchronously costs no promise, and one that answered
- * with an async iterable (dispatch's body, settle's commit) is awaited in place, not through a
- * generator per level above it.
+ * its items are fed first, depth first, as nested loops would). At most one async generator per
+ * request (fused-drive.ts `generate`; the server drives `work` itself, see `startFused`), and none per stage output: a
+ * stage that answered synchronously costs no promise, and one that answered with an async iterable
+ * (dispatch's body, settle's commit) is awaited in place, not through a generator per level above it.
  */
-class FusedChain<O extends string | Buffer> {
+export class FusedChain<O extends string | Buffer> implements Workable<O> {
   private readonly out: O[] = [];
   private readonly n: number;
   /** by level number; undefined until the level is first pushed */
@@ -49,6 +22,8 @@ class FusedChain<O extends string | Buffer> {
   /** level numbers with items left, lowest first */
   private readonly stack: number[] = [];
   private depth = 0;
+  /** the stages flushed so far, in order, once the input ended */
+  private flushing = 0;
 
   constructor(
     private readonly stages: readonly Stage<unknown, unknown>[],
@@ -61,12 +36,6 @@ class FusedChain<O extends string | Buffer> {
 
   private level(i: number): Level {
     return this.levels[i] ?? (this.levels[i] = new Level());
-  }
-
-  private take(): O {
-    const joined = joinPieces(this.out);
-    this.out.length = 0;
-    return joined;
   }
 
   /**
@@ -188,7 +157,7 @@ class FusedChain<O extends string | Buffer> {
   }
 
   /** Ending early (a failure, or the consumer stopped): the async iterables still open are closed, innermost first. */
-  private async close(failed: boolean): Promise<void> {
+  private async closeOpen(failed: boolean): Promise<void> {
     while (this.depth > 0) {
       const level = this.levels[this.stack[this.depth - 1]!]!;
       const iter = level.asyncIter;
@@ -208,66 +177,87 @@ class FusedChain<O extends string | Buffer> {
    * awaited from an async iterable (what one upstream chunk turned into goes on as one piece), and
    * once the input ended the stages are flushed in order.
    */
-  async *run(source: AsyncIterable<unknown>): AsyncGenerator<O> {
-    const { levels, out, stages, n } = this;
+  start(source: AsyncIterable<unknown>): void {
     this.level(0).asyncIter = source[Symbol.asyncIterator]();
     this.stack[this.depth++] = 0;
-    let flushing = 0;
-    let failed = false;
-    try {
-      for (;;) {
-        while (this.depth > 0) {
-          const i = this.stack[this.depth - 1]!;
-          const level = levels[i]!;
-          if (level.failed) {
-            const err = level.error;
-            this.pop(level);
-            throw err;
-          }
-          if (level.items !== undefined) {
-            const stage = i < n ? stages[i]! : undefined;
-            if (stage?.steps !== undefined) {
-              this.batch(i, level, stage);
-              continue;
-            }
-            const item = level.items[level.pos++];
-            // popped before its last item is fed, not after what that item started ended: a stage's
-            // output array (route's, with the request) is not kept for as long as an answer streams
-            if (level.pos === level.items.length) this.pop(level);
-            this.feed(i, item);
+  }
+
+  /**
+   * Feed the levels until a piece of output is ready (READY: `take` it), the next item of an async
+   * iterable must be awaited (its promise: its result goes to `received`, its failure to
+   * `sourceFailed`), or the chain ended (ENDED). Throws what a stage threw (then `close(true)`).
+   * Synchronous: a chain whose stages answered at once costs no promise between two outputs.
+   */
+  work(): Promise<IteratorResult<unknown>> | typeof READY | typeof ENDED {
+    const { levels, out, stages, n } = this;
+    for (;;) {
+      while (this.depth > 0) {
+        const i = this.stack[this.depth - 1]!;
+        const level = levels[i]!;
+        if (level.failed) {
+          const err = level.error;
+          this.pop(level);
+          throw err;
+        }
+        if (level.items !== undefined) {
+          const stage = i < n ? stages[i]! : undefined;
+          if (stage?.steps !== undefined) {
+            this.batch(i, level, stage);
             continue;
           }
-          if (level.iter !== undefined) {
-            const r = level.iter.next();
-            if (r.done === true) this.pop(level);
-            else this.feed(i, r.value);
-            continue;
-          }
-          const iter = level.asyncIter!;
-          if (level.pulled && out.length > 0) yield this.take();
-          level.pulled = true;
-          let r: IteratorResult<unknown>;
-          try {
-            r = await iter.next();
-          } catch (err) {
-            this.pop(level); // it failed: nothing to close
-            throw err;
-          }
+          const item = level.items[level.pos++];
+          // popped before its last item is fed, not after what that item started ended: a stage's
+          // output array (route's, with the request) is not kept for as long as an answer streams
+          if (level.pos === level.items.length) this.pop(level);
+          this.feed(i, item);
+          continue;
+        }
+        if (level.iter !== undefined) {
+          const r = level.iter.next();
           if (r.done === true) this.pop(level);
           else this.feed(i, r.value);
+          continue;
         }
-        if (out.length > 0) yield this.take();
-        while (flushing < n && stages[flushing]!.flush === undefined) flushing++;
-        if (flushing === n) return;
-        const i = flushing++;
-        this.through(i + 1, stages[i]!.flush!(this.ctx));
+        if (level.pulled && out.length > 0) return READY;
+        level.pulled = true;
+        try {
+          return level.asyncIter!.next();
+        } catch (err) {
+          this.pop(level); // it failed: nothing to close
+          throw err;
+        }
       }
-    } catch (err) {
-      failed = true;
-      throw err;
-    } finally {
-      if (this.depth > 0) await this.close(failed);
+      if (out.length > 0) return READY;
+      while (this.flushing < n && stages[this.flushing]!.flush === undefined) this.flushing++;
+      if (this.flushing === n) return ENDED;
+      const i = this.flushing++;
+      this.through(i + 1, stages[i]!.flush!(this.ctx));
     }
+  }
+
+  /** the piece of output `work` said was ready */
+  take(): O {
+    const joined = joinPieces(this.out);
+    this.out.length = 0;
+    return joined;
+  }
+
+  /** what the awaited async iterable (the level on top) gave */
+  received(r: IteratorResult<unknown>): void {
+    const i = this.stack[this.depth - 1]!;
+    const level = this.levels[i]!;
+    if (r.done === true) this.pop(level);
+    else this.feed(i, r.value);
+  }
+
+  /** the awaited async iterable (the level on top) failed: nothing to close there */
+  sourceFailed(): void {
+    this.pop(this.levels[this.stack[this.depth - 1]!]!);
+  }
+
+  /** Ending early: the async iterables still open are closed (see `closeOpen`); nothing to do once none is. */
+  close(failed: boolean): Promise<void> | undefined {
+    return this.depth > 0 ? this.closeOpen(failed) : undefined;
   }
 }
 
@@ -283,10 +273,24 @@ class FusedChain<O extends string | Buffer> {
  */
 export function fuseStages<O extends string | Buffer>(stages: readonly Stage<unknown, unknown>[], ctx: RequestContext, onNote?: (note: ChainNote) => void): (source: AsyncIterable<unknown>) => AsyncGenerator<O> {
   const chain = new FusedChain<O>(stages, ctx, onNote);
-  return (source) => chain.run(source);
+  return (source) => generate(chain, source);
 }
 
-/** `fuseStages(stages, ctx, onNote)(source)` at once, without the intermediate function (the server's path, once per request). */
+/** `fuseStages(stages, ctx, onNote)(source)` at once, without the intermediate function. */
 export function runFused<O extends string | Buffer>(stages: readonly Stage<unknown, unknown>[], ctx: RequestContext, onNote: ((note: ChainNote) => void) | undefined, source: AsyncIterable<unknown>): AsyncGenerator<O> {
-  return new FusedChain<O>(stages, ctx, onNote).run(source);
+  return generate(new FusedChain<O>(stages, ctx, onNote), source);
+}
+
+/**
+ * The chain started on `source`, driven by its caller without a generator (the server's path, once
+ * per request): `work` until READY (write `take()`), ENDED, or an item to await (give its result to
+ * `received`, its failure to `sourceFailed`); after a throw of `work` or `received`, `close(true)`;
+ * a consumer that stops early calls `close(false)`. A piece ready at once costs no promise, and no
+ * async generator's yield (an await, a promise and a request object each) goes between a chunk and
+ * its write.
+ */
+export function startFused<O extends string | Buffer>(stages: readonly Stage<unknown, unknown>[], ctx: RequestContext, onNote: ((note: ChainNote) => void) | undefined, source: AsyncIterable<unknown>): FusedChain<O> {
+  const chain = new FusedChain<O>(stages, ctx, onNote);
+  chain.start(source);
+  return chain;
 }

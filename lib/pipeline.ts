@@ -1,5 +1,5 @@
-// Runs an endpoint's chain: request bytes → stages → response. The stages are fused into one async
-// generator (`fuseStages`) and driven directly: the body comes from node:http's 'data' events, each
+// Runs an endpoint's chain: request bytes → stages → response. The stages are fused into one chain
+// (`startFused`) and driven directly: the body comes from node:http's 'data' events, each
 // piece goes out as one `res.write`, backpressure is honoured both ways, and an abort (client gone,
 // shutdown) ends every wait: the upstream call through `ctx.signal`, the request body at once. (A
 // stream/promises `pipeline` of Transforms runs the same stages too, see `toTransform`; per request
@@ -13,7 +13,8 @@ import type { RequestContext } from './context.js';
 import { GatewayError } from './errors.js';
 import { keepaliveFrames, renderError } from './dialects/index.js';
 import type { ChainNote, Outcome } from './notes.js';
-import { runFused } from './fused-chain.js';
+import { ENDED } from './fused-drive.js';
+import { startFused, type FusedChain } from './fused-chain.js';
 import type { Stage, StageFactory, Values } from './stage.js';
 import { ChunkReader, ResponseSink } from './request-io.js';
 import { closesAfterRefusal, lingerOnClose } from './linger.js';
@@ -61,18 +62,41 @@ export function writeError(ctx: RequestContext, res: ServerResponse, error: Gate
 }
 
 /**
- * Drive the fused chain: pull a piece, write it, wait only when the socket asks to. Nothing here
- * races the abort: every wait of a chain ends by itself when the request aborts (the upstream call
- * and its body through `ctx.signal`, the request body through `body.fail`, a drain wait on 'close',
- * a hold within its event-loop turn), so no promise per step is spent on it.
+ * Drive the fused chain: work it until a piece is ready, write it, wait only when the socket asks
+ * to or the chain awaits an item (the upstream body's next chunk). The chain is worked here, not
+ * through an async generator: a piece ready at once goes to the socket without a promise between.
+ * The abort is checked where a generator's consumer would see it (a piece ready, the end, after a
+ * drain wait), never between an awaited item and its feeding. Nothing here races the abort: every
+ * wait of a chain ends by itself when the request aborts (the upstream call and its body through
+ * `ctx.signal`, the request body through `body.fail`, a drain wait on 'close', a hold within its
+ * event-loop turn), so no promise per step is spent on it. A stage's failure closes the chain's
+ * open async iterables before it goes on (`close(true)`), as a generator's `finally` would.
  */
-async function drive<O extends string | Buffer>(chain: AsyncGenerator<O>, sink: ResponseSink, signal: AbortWatch): Promise<void> {
+async function drive<O extends string | Buffer>(chain: FusedChain<O>, sink: ResponseSink, signal: AbortWatch): Promise<void> {
   if (signal.aborted) throw signal.reason;
   for (;;) {
-    const r = await chain.next();
+    let w: ReturnType<FusedChain<O>['work']>;
+    try {
+      w = chain.work();
+      while (typeof w !== 'number') {
+        let r: IteratorResult<unknown>;
+        try {
+          r = await w;
+        } catch (err) {
+          chain.sourceFailed();
+          throw err;
+        }
+        chain.received(r);
+        w = chain.work();
+      }
+    } catch (err) {
+      const closing = chain.close(true);
+      if (closing !== undefined) await closing;
+      throw err;
+    }
     if (signal.aborted) throw signal.reason;
-    if (r.done) break;
-    const wait = sink.write(r.value);
+    if (w === ENDED) break;
+    const wait = sink.write(chain.take());
     if (wait !== undefined) await wait;
     if (signal.aborted) throw signal.reason;
   }
@@ -99,7 +123,7 @@ export async function runPipeline<O extends string | Buffer | ChainNote>(ctx: Re
   const limits = ctx.config.connections;
   const clock = watchBody(req, limits, (late) => body.fail(errors.bodyTooSlow(late.received, late.elapsedMs, limits.bodyGraceMs, limits.bodyMinBytesPerSecond)));
   const sink = new ResponseSink(ctx, res, ctx.config.pingIntervalMs, keepaliveFrames[ctx.dialect] ?? null);
-  const fused = runFused<string | Buffer>(stages, ctx, sink.note, body);
+  const fused = startFused<string | Buffer>(stages, ctx, sink.note, body);
   // an abort (client gone, shutdown) ends a wait for more request body at once
   const signal = abortWatch(ctx);
   const onAbort = (): void => body.fail(signal.reason);
@@ -109,7 +133,7 @@ export async function runPipeline<O extends string | Buffer | ChainNote>(ctx: Re
   } catch (err) {
     sink.stopTimer();
     body.fail(err);
-    fused.return(undefined).catch(() => undefined); // runs the stages' generators' finally blocks once they yield
+    fused.close(false)?.catch(() => undefined); // closes what is still open (a failure of the chain closed it already)
     error = GatewayError.is(err) ? err : GatewayError.from(signal.aborted ? (signal.reason ?? err) : err);
     if (error.code === 'GW_ERR_INTERNAL') ctx.log.error({ err: (err as Error)?.stack ?? String(err) }, 'unexpected error in the pipeline');
     error.providerWork = sink.providerWork;

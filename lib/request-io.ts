@@ -8,7 +8,7 @@ import type { Readable } from 'node:stream';
 import type { RequestContext } from './context.js';
 import type { ChainNote, Outcome } from './notes.js';
 import { ChunkQueue } from './chunk-queue.js';
-import { joinPieces } from './fused-chain.js';
+import { joinPieces } from './fused-level.js';
 
 /**
  * The request body as an AsyncIterableIterator<Buffer>, on node:http's 'data' events (Node's own

@@ -63,9 +63,15 @@ export function providerDecode(opts: ProviderDecodeOptions = {}): Stage<Upstream
     },
     step: decode,
     steps(msgs, from, to, out, ctx) {
-      // the frames of one upstream chunk: their events in one array, not one array a frame
+      // the frames of one upstream chunk: their events in one array, not one array a frame (a
+      // decoder with `sseInto` pushes them there itself, once `decode` resolved it)
       for (let k = from; k < to; k++) {
-        const events = decode(msgs[k]!, ctx);
+        const msg = msgs[k]!;
+        if (decoder?.sseInto !== undefined && msg !== CHECKED_START && msg.kind === 'sse') {
+          decoder.sseInto(msg, out);
+          continue;
+        }
+        const events = decode(msg, ctx);
         for (let j = 0; j < events.length; j++) out.push(events[j]);
       }
       return to;

@@ -16,6 +16,12 @@ import type { Stage } from '../stage.js';
 export interface UpstreamDecoder {
   /** one SSE message (event name may be absent in data-only dialects) */
   sse(msg: { event: string | undefined; data: string }): CanonicalEvent[];
+  /**
+   * Optional: `sse` with the events pushed onto `out` (provider-decode's run of one chunk's frames)
+   * instead of returned in an array of their own: no array per frame for the frame most of a stream
+   * is made of. The same events, state and errors as `sse`.
+   */
+  sseInto?(msg: { event: string | undefined; data: string }, out: unknown[]): void;
   /** one whole non-streaming response body */
   json(body: string): CanonicalEvent[];
   /** the upstream body ended: events still owed (a chat stream that ended without [DONE]) */

@@ -99,16 +99,26 @@ const handlers = new Map<string, Handler>([
 
 /** Decode one SSE message. Throws GatewayError GW_ERR_INTEGRITY on malformed frames. */
 export function decodeAnthropicSse(msg: SseMessage): CanonicalEvent[] {
+  const text = msg.event === 'content_block_delta' ? textDeltaEvent(msg.data) : null;
+  return text !== null ? [text] : decodeAnthropicFrame(msg);
+}
+
+/**
+ * Most of a stream: a text delta in its recognised layout, whose index and text are checked
+ * already (its one event); null: not that layout (`decodeAnthropicFrame` takes it).
+ */
+export function textDeltaEvent(data: string): CanonicalEvent | null {
+  const text = readTextDelta(data);
+  return text === null ? null : { type: 'text-delta', index: text.index, text: text.text, native: text };
+}
+
+/** A message that is not a text delta in its recognised layout. */
+export function decodeAnthropicFrame(msg: SseMessage): CanonicalEvent[] {
   const event = msg.event;
   if (event === undefined) {
     // a relay's OpenAI-style end marker inside an Anthropic stream: not an event (FAILURE-MODES F8)
     if (msg.data.trim() === '[DONE]') return [];
     throw integrityError('SSE message without an event name');
-  }
-  if (event === 'content_block_delta') {
-    // most of a stream: in its recognised layout the index and the text are checked already
-    const text = readTextDelta(msg.data);
-    if (text !== null) return [{ type: 'text-delta', index: text.index, text: text.text, native: text }];
   }
   const layout = recogniseLayout(event, msg.data);
   const parsed = layout?.parsed ?? parseObject(msg.data, `${event} data`);

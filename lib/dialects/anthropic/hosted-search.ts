@@ -8,7 +8,7 @@
 // Anthropic's frames byte for byte: only the canonical usage, which settle charges, is corrected.
 import type { CanonicalEvent, JsonObject, Usage } from '../../chunks.js';
 import type { UpstreamDecoder } from '../dialect.js';
-import { decodeAnthropicSse, type SseMessage } from './events.js';
+import { decodeAnthropicFrame, decodeAnthropicSse, textDeltaEvent, type SseMessage } from './events.js';
 import { decodeAnthropicMessage } from './message.js';
 import { isObject } from './wire.js';
 
@@ -65,6 +65,17 @@ class AnthropicDecoder implements UpstreamDecoder {
 
   sse(msg: SseMessage): CanonicalEvent[] {
     return applyAll(this.tally, decodeAnthropicSse(msg));
+  }
+
+  /** `sse`, the events pushed onto `out` (a text delta, which the tally leaves as it is, with no array of its own) */
+  sseInto(msg: SseMessage, out: unknown[]): void {
+    const text = msg.event === 'content_block_delta' ? textDeltaEvent(msg.data) : null;
+    if (text !== null) {
+      out.push(text);
+      return;
+    }
+    const events = applyAll(this.tally, decodeAnthropicFrame(msg));
+    for (let i = 0; i < events.length; i++) out.push(events[i]);
   }
 
   json(body: string): CanonicalEvent[] {

@@ -177,15 +177,41 @@ export class ChunkLayoutReader {
     // (a slice compared is several times faster than startsWith on the sliced strings a stream's frames are)
     if (h !== undefined && data.length <= MAX_FRAME && data.slice(0, h.prefix.length) === h.prefix) {
       TAIL.lastIndex = h.prefix.length;
-      const m = TAIL.exec(data);
-      if (m !== null) {
-        const obfuscation = m[4];
-        return new ContentChunk(data, h, text(m[1]!), m[2] !== undefined, m[3] !== undefined, obfuscation === undefined ? undefined : text(obfuscation));
-      }
+      if (TAIL.test(data)) return tailFrame(data, h);
     }
     const r = readFrame(data);
     if (r === null) return null;
     this.head = r.head;
     return r;
   }
+}
+
+const OBFUSCATION_KEY = ',"obfuscation":"';
+const USAGE_NULL = ',"usage":null'.length;
+const FINISH = '"finish_reason":null}]'.length;
+const LOGPROBS = '"logprobs":null,'.length;
+const CONTENT_END = '"},'.length;
+
+/**
+ * A frame TAIL matched after its head (`test`, not `exec`: no match array and capture strings per
+ * frame): its optional members are told apart from its end, where TAIL leaves them distinct. The
+ * last character before the closing brace is a quote only after `obfuscation`'s string (whose key,
+ * quotes and all, cannot lie inside a JSON string's body: the last one found is the member's), the
+ * `l` of `null` only after `"usage":null`, and a `l` just before `"finish_reason"`'s comma only
+ * after `"logprobs":null`; what is left before `"},` is the content string's body.
+ */
+function tailFrame(data: string, head: ChunkHead): ContentChunk {
+  let end = data.length - 1;
+  let obfuscation: string | undefined;
+  if (data.charCodeAt(end - 1) === 0x22) {
+    const at = data.lastIndexOf(OBFUSCATION_KEY, end);
+    obfuscation = text(data.slice(at + OBFUSCATION_KEY.length, end - 1));
+    end = at;
+  }
+  const usage = data.charCodeAt(end - 1) === 0x6c;
+  if (usage) end -= USAGE_NULL;
+  end -= FINISH;
+  const logprobs = data.charCodeAt(end - 2) === 0x6c;
+  if (logprobs) end -= LOGPROBS;
+  return new ContentChunk(data, head, text(data.slice(head.prefix.length, end - CONTENT_END)), logprobs, usage, obfuscation);
 }

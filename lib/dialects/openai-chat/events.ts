@@ -54,12 +54,17 @@ export class ChatStreamDecoder implements UpstreamDecoder, ToolHost {
     if (msg.data === '[DONE]') return this.end(chatFrame('done', '[DONE]', {}), true);
     const content = this.contentLayout.read(msg.data);
     if (content !== null && this.started) return this.content(content);
-    const layout = content === null ? recogniseChunk(msg.data) : null;
-    const parsed = content?.parsed ?? layout?.parsed ?? parseObject(msg.data, 'chat.completion.chunk');
+    return this.frame(msg.data, content);
+  }
+
+  /** a frame that is not [DONE], nor a content frame in its layout once the stream started (`content`: one before it started) */
+  private frame(data: string, content: ContentChunk | null): CanonicalEvent[] {
+    const layout = content === null ? recogniseChunk(data) : null;
+    const parsed = content?.parsed ?? layout?.parsed ?? parseObject(data, 'chat.completion.chunk');
     let native: NativeFrame;
     if (content !== null) native = content;
     else {
-      native = chatFrame('chunk', msg.data, parsed);
+      native = chatFrame('chunk', data, parsed);
       if (layout !== null) {
         native.modelSpan = layout.modelSpan;
         if (layout.usageSpan !== undefined) native.usageSpan = layout.usageSpan;
@@ -90,6 +95,18 @@ export class ChatStreamDecoder implements UpstreamDecoder, ToolHost {
     return out;
   }
 
+  /** `sse`, the events pushed onto `out`: a content frame that is more text for the open block goes on with no array of its own. */
+  sseInto(msg: { event: string | undefined; data: string }, out: unknown[]): void {
+    // as `sse` takes it once the stream started
+    if (!this.done && this.started && msg.data !== '[DONE]') {
+      const content = this.contentLayout.read(msg.data);
+      if (content !== null && this.moreText(content)) out.push(this.textDelta(content));
+      else pushAll(out, content !== null ? this.contentRest(content) : this.frame(msg.data, null));
+      return;
+    }
+    pushAll(out, this.sse(msg));
+  }
+
   /**
    * A content frame in its recognised layout (chunk-layout.ts) once the stream started: what `sse`
    * checks holds by construction (one choice at index 0, a delta of a string content, no
@@ -97,13 +114,25 @@ export class ChatStreamDecoder implements UpstreamDecoder, ToolHost {
    * in the same order. The frame is its events' native frame (its `parsed` object built only if read).
    */
   private content(native: ContentChunk): CanonicalEvent[] {
-    const text = native.content;
     // most frames: more text for the open text block (no finish yet), its one event in an array of
     // that size (an empty array grows to 17 slots at its first push)
-    if (text !== '' && this.stop === undefined && this.openIndex !== -1 && this.tools?.live === undefined && !this.openThinking) {
-      this.through.markText(native, this.openIndex);
-      return [{ type: 'text-delta', index: this.openIndex, text, native }];
-    }
+    if (this.moreText(native)) return [this.textDelta(native)];
+    return this.contentRest(native);
+  }
+
+  /** the frame is more text for the open text block (no finish yet): its one event, `textDelta` */
+  private moreText(native: ContentChunk): boolean {
+    return native.content !== '' && this.stop === undefined && this.openIndex !== -1 && this.tools?.live === undefined && !this.openThinking;
+  }
+
+  private textDelta(native: ContentChunk): CanonicalEvent {
+    this.through.markText(native, this.openIndex);
+    return { type: 'text-delta', index: this.openIndex, text: native.content, native };
+  }
+
+  /** a content frame that is not `moreText` */
+  private contentRest(native: ContentChunk): CanonicalEvent[] {
+    const text = native.content;
     const out: CanonicalEvent[] = [];
     if (text !== '') {
       if (this.stop !== undefined) throw integrityError('content arrived after finish_reason');
@@ -239,6 +268,10 @@ export class ChatStreamDecoder implements UpstreamDecoder, ToolHost {
 }
 
 /** A fresh decoder for one upstream response. */
+function pushAll(out: unknown[], events: readonly CanonicalEvent[]): void {
+  for (let j = 0; j < events.length; j++) out.push(events[j]);
+}
+
 export function chatDecoder(): ChatStreamDecoder {
   return new ChatStreamDecoder();
 }
