@@ -18,19 +18,37 @@ export function echoedTools(tools: JsonValue | undefined): JsonValue[] {
 }
 
 /**
+ * a character JSON.stringify writes escaped: a quote, a backslash, a control character; or a
+ * surrogate (it escapes a lone one; a string with a pair is left to JSON.stringify too)
+ */
+const ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+/**
  * JSON.stringify(v) of a member's value (every member of `response()` has one: none is undefined);
  * the members are written into templates one by one, which costs less than JSON.stringify of an
- * object of them (about 1.0 against 1.6 µs for the request's runs, Node 20)
+ * object of them (about 1.0 against 1.6 µs for the request's runs, Node 20). A string with no
+ * character JSON.stringify escapes is that string in quotes, and an empty object or array its two
+ * brackets: JSON.stringify's own text, without its call (about 1,500 instructions each).
  */
 export function jsonOf(v: JsonValue): string {
   switch (typeof v) {
+    case 'string':
+      return ESCAPED.test(v) ? JSON.stringify(v) : `"${v}"`;
     case 'boolean':
       return v ? 'true' : 'false';
     case 'number':
       return Number.isFinite(v) ? String(v) : 'null'; // JSON.stringify's own rule
     default:
-      return v === null ? 'null' : JSON.stringify(v);
+      if (v === null) return 'null';
+      if (Array.isArray(v)) return v.length === 0 ? '[]' : JSON.stringify(v);
+      return isEmpty(v) ? '{}' : JSON.stringify(v);
   }
+}
+
+/** an object with no own enumerable string key: what JSON.stringify writes as `{}` */
+function isEmpty(o: object): boolean {
+  for (const key in o) if (Object.hasOwn(o, key)) return false;
+  return true;
 }
 
 /**

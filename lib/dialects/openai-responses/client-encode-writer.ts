@@ -25,9 +25,12 @@ function factsFor(input: EncoderInput): ResponsesFacts {
 
 const DELTA_HEAD = 'event: response.output_text.delta\ndata: {"type":"response.output_text.delta","sequence_number":';
 
-/** `resp_…` from the request id (`req_<hex>`). */
+const NOT_ALNUM = /[^A-Za-z0-9]/;
+
+/** `resp_…` from the request id (`req_<hex>`): without its `req_`, and any character but letters and digits (the replace only when there is one) */
 function baseId(requestId: string): string {
-  return requestId.replace(/^req_/, '').replace(/[^A-Za-z0-9]/g, '');
+  const rest = requestId.startsWith('req_') ? requestId.slice(4) : requestId;
+  return NOT_ALNUM.test(rest) ? rest.replace(/[^A-Za-z0-9]/g, '') : rest;
 }
 
 export class ResponseWriter {

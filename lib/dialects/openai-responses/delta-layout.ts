@@ -123,15 +123,22 @@ function digits(data: string, from: number, to: number): number {
   return n;
 }
 
+/** where the digits from `from` end (the layout has matched: 1 to 15 of them; a short loop costs less than indexOf) */
+function digitsEnd(data: string, from: number): number {
+  let i = from + 1;
+  while (data.charCodeAt(i) !== 0x2c /* , */) i++;
+  return i;
+}
+
 /** a frame in the layout with no backslash: its members at the delimiters that follow them */
 function fromLayout(data: string): DeltaFrame {
-  const seqEnd = data.indexOf(',', PREFIX);
+  const seqEnd = digitsEnd(data, PREFIX);
   const itemFrom = seqEnd + ITEM_KEY;
   const itemEnd = data.indexOf('"', itemFrom);
   const outFrom = itemEnd + OUT_KEY;
-  const outEnd = data.indexOf(',', outFrom);
+  const outEnd = digitsEnd(data, outFrom);
   const contentFrom = outEnd + CONTENT_KEY;
-  const contentEnd = data.indexOf(',', contentFrom);
+  const contentEnd = digitsEnd(data, contentFrom);
   const deltaFrom = contentEnd + 1 + DELTA_KEY;
   const deltaEnd = data.indexOf('"', deltaFrom);
   return new DeltaFrame(
