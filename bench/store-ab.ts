@@ -5,13 +5,16 @@
 // make a change of a few percent visible on a shared machine, where wall times move by ±50 %.
 // Diagnostic, like ab.ts: figures printed only.
 //
-//   node dist/bench/store-ab.js --a DIST_DIR [--b DIST_DIR] [--batch 6] [--open 0] [--ops 6000] [--rounds 8] [--mixed]
+//   node dist/bench/store-ab.js --a DIST_DIR [--b DIST_DIR] [--batch 6] [--open 0] [--ops 6000] [--rounds 8] [--mixed [--in-flight N]]
 //
 // Each side makes request ids as its gateway does: its `lib/ids.js` when it has one, else
 // `req_` and a random UUID's hex (lib/server.ts before lib/ids.ts). `--open N` keeps N holds open
 // throughout (long streams in flight). `--mixed`: each batch holds N and ends the previous batch's N
 // (a busy gateway's batches mix new holds and settles: msg-msg-sse@16 averaged 5 operations a batch,
-// so --mixed --batch 3 is near it). Default --b: this build.
+// so --mixed --batch 3 is near it). `--in-flight N` (with --mixed): N holds stay in flight and each
+// batch ends the oldest ones, as requests of about equal length at concurrency N end (first in,
+// first out: the reservations table then gains rows at one end and loses them at the other, where
+// `--open` holds sit still). Default --b: this build.
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
@@ -31,6 +34,7 @@ const { values: args } = parseArgs({
     ops: { type: 'string', default: '6000' },
     rounds: { type: 'string', default: '8' },
     mixed: { type: 'boolean', default: false },
+    'in-flight': { type: 'string', default: '0' },
   },
 });
 const thisBuild = fileURLToPath(new URL('..', import.meta.url));
@@ -39,6 +43,7 @@ const open = Math.max(0, Number(args.open));
 const ops = Math.max(batch, Number(args.ops));
 const rounds = Math.max(2, Number(args.rounds));
 const mixed = args.mixed === true;
+const inFlight = Math.max(0, Number(args['in-flight']));
 
 interface Side {
   name: string;
@@ -46,6 +51,8 @@ interface Side {
   key: KeyRecord;
   nextId: () => string;
   cpu: number[];
+  /** `--mixed`: the holds in flight, oldest first */
+  held: Reservation[];
 }
 
 function record(requestId: string): UsageRecord {
@@ -75,7 +82,7 @@ async function side(name: string, root: string, dir: string): Promise<Side> {
   store.seed(config);
   const key = store.findKey('bench-key-0123456789')!;
   for (let i = 0; i < open; i++) await store.ledger.reserveSoon({ requestId: nextId(), key, amount: 10 });
-  return { name, store, key, nextId, cpu: [] };
+  return { name, store, key, nextId, cpu: [], held: [] };
 }
 
 async function run(s: Side, n: number): Promise<void> {
@@ -86,15 +93,20 @@ async function run(s: Side, n: number): Promise<void> {
   }
 }
 
-/** `--mixed`: each batch takes `batch` holds and ends the previous batch's, in one turn, as a busy gateway's batches do. */
+/**
+ * `--mixed`: each batch takes `batch` holds and ends as many of the oldest in flight (the previous
+ * batch's when `--in-flight` is 0), in one turn, as a busy gateway's batches do. The holds in flight
+ * stay so from one call to the next: the rounds measure the steady state.
+ */
 async function runMixed(s: Side, n: number): Promise<void> {
-  let prev: Reservation[] = [];
   for (let i = 0; i < n / batch; i++) {
     const holds = Array.from({ length: batch }, () => s.store.ledger.reserveSoon({ requestId: s.nextId(), key: s.key, amount: 1000 }));
-    const ends = prev.map((h) => s.store.ledger.endSoon(h, record(h.requestId), true));
-    [prev] = await Promise.all([Promise.all(holds), Promise.all(ends)]);
+    const ending = s.held.length > inFlight ? s.held.slice(0, batch) : [];
+    s.held = s.held.slice(ending.length);
+    const ends = ending.map((h) => s.store.ledger.endSoon(h, record(h.requestId), true));
+    const [taken] = await Promise.all([Promise.all(holds), Promise.all(ends)]);
+    s.held.push(...taken);
   }
-  await Promise.all(prev.map((h) => s.store.ledger.endSoon(h, record(h.requestId), true)));
 }
 
 const median = (xs: number[]): number => {
@@ -115,7 +127,8 @@ try {
     }
   }
   const [a, b] = sides.map((s) => median(s.cpu)) as [number, number];
-  console.log(`${mixed ? 'mixed batches (holds + the last batch\'s ends)' : 'batches'} of ${batch}, ${open} holds open, ${rounds} rounds of ${ops}: CPU µs per reserve+settle median a ${a.toFixed(1)} b ${b.toFixed(1)} (${(((b - a) / a) * 100).toFixed(1)} %), lowest a ${Math.min(...sides[0]!.cpu).toFixed(1)} b ${Math.min(...sides[1]!.cpu).toFixed(1)}`);
+  const shape = mixed ? `mixed batches (holds + the ${inFlight > 0 ? `oldest of ${inFlight} in flight` : "last batch's"} ends)` : 'batches';
+  console.log(`${shape} of ${batch}, ${open} holds open, ${rounds} rounds of ${ops}: CPU µs per reserve+settle median a ${a.toFixed(1)} b ${b.toFixed(1)} (${(((b - a) / a) * 100).toFixed(1)} %), lowest a ${Math.min(...sides[0]!.cpu).toFixed(1)} b ${Math.min(...sides[1]!.cpu).toFixed(1)}`);
   for (const s of sides) s.store.close();
 } finally {
   rmSync(dir, { recursive: true, force: true });

@@ -6,12 +6,13 @@
 // the pages a commit writes (`(int)`: interior pages). A commit costs about its pages: each is
 // checksummed and written whole. Diagnostic: figures printed only.
 //
-//   node dist/bench/store-pages.js [--dist DIST_DIR] [--batch 3] [--batches 400] [--keys 1] [--prefill 0] [--page-size N]
+//   node dist/bench/store-pages.js [--dist DIST_DIR] [--batch 3] [--batches 400] [--keys 1] [--prefill 0] [--page-size N] [--open N]
 //
 // `--keys N` spreads the requests over N keys of N/5 organizations (the usage indexes by key and by
 // organization then write one page per distinct key and organization of a batch); `--prefill N`
 // settles N requests first (a usage table of some size); `--page-size` creates the file with that
-// page size instead of the build's own.
+// page size instead of the build's own; `--open N` keeps N holds open (requests in flight, as at
+// concurrency N): each batch then ends the N oldest holds' first `--batch`, not the previous batch's.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -30,6 +31,7 @@ const { values: args } = parseArgs({
     keys: { type: 'string', default: '1' },
     prefill: { type: 'string', default: '0' },
     'page-size': { type: 'string' },
+    open: { type: 'string', default: '0' },
   },
 });
 const root = resolve(args.dist ?? fileURLToPath(new URL('..', import.meta.url)));
@@ -37,6 +39,7 @@ const at = (p: string): string => pathToFileURL(join(root, p)).href;
 const batch = Math.max(1, Number(args.batch));
 const batches = Math.max(1, Number(args.batches));
 const keyCount = Math.max(1, Number(args.keys));
+const open = Math.max(0, Number(args.open));
 
 const { finalizeConfig } = (await import(at('lib/config.js'))) as { finalizeConfig: typeof FinalizeConfig };
 const { Store } = (await import(at('lib/store/store.js'))) as { Store: typeof StoreClass };
@@ -73,14 +76,17 @@ try {
     modelServed: 'sim/model', provider: 'sim', inputTokens: 1200, outputTokens: 350, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0,
     webSearches: 0, audioSeconds: null, cost: 900, callName: null, endUserId: null, status: 200, errorCode: null, latencyMs: 42,
   });
+  // the holds in flight, oldest first: each batch ends the oldest `batch` of them once more than `open` are held
+  let held: Reservation[] = [];
   const run = async (count: number): Promise<void> => {
-    let prev: Reservation[] = [];
     for (let i = 0; i < count; i++) {
       const holds = Array.from({ length: batch }, () => store.ledger.reserveSoon({ requestId: newRequestId(), key: nextKey(), amount: 1000 }));
-      const ends = prev.map((h) => store.ledger.endSoon(h, usage(h), true));
-      [prev] = await Promise.all([Promise.all(holds), Promise.all(ends)]);
+      const ending = held.length > open ? held.slice(0, batch) : [];
+      held = held.slice(ending.length);
+      const ends = ending.map((h) => store.ledger.endSoon(h, usage(h), true));
+      const [taken] = await Promise.all([Promise.all(holds), Promise.all(ends)]);
+      held.push(...taken);
     }
-    await Promise.all(prev.map((h) => store.ledger.endSoon(h, usage(h), true)));
   };
   await run(Math.ceil(Number(args.prefill) / batch) + 50); // warm-up: statements, and the tables' first pages
   store.db.pragma('wal_checkpoint(TRUNCATE)');
@@ -106,7 +112,7 @@ try {
     if (wal.readUInt32BE(at + 4) !== 0) commits++;
   }
   const rows = (store.db.prepare('SELECT COUNT(*) AS n FROM usage').get() as { n: number }).n;
-  console.log(`page size ${pageSize}, ${keyCount} keys, ${rows} usage rows, ${commits} commits of ${batch} holds + ${batch} settles: ${(frames / commits).toFixed(2)} pages and ${Math.round((frames * (24 + pageSize)) / commits)} WAL bytes per commit`);
+  console.log(`page size ${pageSize}, ${keyCount} keys, ${open} holds open, ${rows} usage rows, ${commits} commits of ${batch} holds + ${batch} settles: ${(frames / commits).toFixed(2)} pages and ${Math.round((frames * (24 + pageSize)) / commits)} WAL bytes per commit`);
   console.log([...pages].sort((a, b) => b[1] - a[1]).map(([name, count]) => `${name} ${(count / commits).toFixed(2)}`).join(', '));
   store.close();
 } finally {

@@ -4,7 +4,7 @@
 // batch committed (so a hold is on disk before any provider work, and a charge before the answer's
 // last frame). The counter work is coalesced (`CounterBatch`, ledger-batch.ts): a level's counters
 // are read at most once per batch and written once, at its end; the reservation and usage rows are
-// still written per operation. In a batch of N requests (a hold and an end each) of one key, that is
+// still written per operation (a hold's once the batch's ends have run). In a batch of N requests (a hold and an end each) of one key, that is
 // 2N inserts + N claims + at most one levels read and one bump per level, instead of N reads,
 // 2N inserts, N claims and 4N–8N bumps.
 //
@@ -46,6 +46,7 @@ export class LedgerQueue {
       writes.begin();
       const counters = new CounterBatch(st); // this batch's only: never reused
       const settle = batch.map((op) => this.runOp(op, counters));
+      writes.placeHolds(); // after the ends: a hold's row goes where one of theirs was
       counters.write();
       return settle;
     });

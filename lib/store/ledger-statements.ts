@@ -38,14 +38,18 @@ export class LedgerStatements {
   readonly bumpKey: BatchStatements['bumpKey'];
   readonly bumpProject: BatchStatements['bumpProject'];
   readonly bumpEnv: BatchStatements['bumpEnv'];
-  readonly insertReservation: Database.Statement<[string, string, string, string, string | null, string | null, number, string, number]>;
-  /** deleting the row is the claim: whichever end deletes it takes effect (this one reads the row's levels back) */
+  /** a hold's row at its slot (reservation-slots.ts) */
+  readonly insertReservation: Database.Statement<[number, string, string, string, string, string | null, string | null, number, string, number]>;
+  /** deleting the row is the claim: whichever end deletes it takes effect (this one reads the row's levels back; by id, it scans the rows in flight) */
   readonly claimReservation: Database.Statement<[string], ReservationRow>;
   /**
-   * The claim of a hold whose levels the caller knows (the `Reservation` this ledger handed out):
-   * `changes` says whether it took effect. Without RETURNING it costs 1.0 µs instead of 2.6 (the
-   * returned row goes through a temporary table and an object).
+   * The claim of a hold whose levels and slot the caller knows (the `Reservation` this ledger handed
+   * out): `changes` says whether it took effect (a slot reused since holds another id). Without
+   * RETURNING it costs 1.0 µs instead of 2.6 (the returned row goes through a temporary table and an
+   * object).
    */
+  readonly deleteHold: Database.Statement<[number, string]>;
+  /** the same claim by id alone (a hold of another process, or of another store on this file): a scan of the rows in flight */
   readonly deleteReservation: Database.Statement<[string]>;
   readonly ownerReservations: Database.Statement<[string], ReservationRow>;
   readonly reservationOwners: Database.Statement<[string], { boot_id: string }>;
@@ -83,9 +87,10 @@ export class LedgerStatements {
     this.bumpKey = db.prepare(`UPDATE keys SET ${bump} WHERE id = ?`);
     this.bumpProject = db.prepare(`UPDATE projects SET ${bump} WHERE org = ? AND id = ?`);
     this.bumpEnv = db.prepare(`UPDATE environments SET ${bump} WHERE org = ? AND project = ? AND id = ?`);
-    this.insertReservation = db.prepare(`INSERT INTO reservations (id, request_id, key_id, org, project, environment, amount, boot_id, created_at)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+    this.insertReservation = db.prepare(`INSERT INTO reservations (slot, id, request_id, key_id, org, project, environment, amount, boot_id, created_at)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
     this.claimReservation = db.prepare('DELETE FROM reservations WHERE id = ? RETURNING id, key_id, org, project, environment, amount');
+    this.deleteHold = db.prepare('DELETE FROM reservations WHERE slot = ? AND id = ?');
     this.deleteReservation = db.prepare('DELETE FROM reservations WHERE id = ?');
     this.ownerReservations = db.prepare('DELETE FROM reservations WHERE boot_id = ? RETURNING id, key_id, org, project, environment, amount');
     this.reservationOwners = db.prepare('SELECT DISTINCT boot_id FROM reservations WHERE boot_id <> ?');

@@ -1,28 +1,49 @@
 // What each change of the SQLite credit ledger does inside its write transaction (the caller holds
 // it: `BEGIN IMMEDIATE`, alone or as one operation of a batch): a hold, an end, the release of what
-// dead owners held. The rules are ledger.ts's; a batch's counters are ledger-batch.ts's.
+// dead owners held. The rules are ledger.ts's; a batch's counters are ledger-batch.ts's; where a
+// hold's row goes, reservation-slots.ts's.
+import type Database from 'better-sqlite3';
 import { timeOrderedId } from '../ids.js';
 import type { ReserveInput } from './ledger-api.js';
 import { bump, checkHold, levelsOf, readLevels, type CounterBatch, type Delta } from './ledger-batch.js';
 import type { LedgerStatements } from './ledger-statements.js';
 import { deadOwners } from './lease.js';
+import { ReservationSlots } from './reservation-slots.js';
 import type { Reservation, UsageRecord } from './types.js';
 
+/** How many slots a hold tries before the store is taken as failing (each miss: a slot another row holds). */
+const SLOT_TRIES = 64;
+
 export class LedgerWrites {
+  private readonly slots = new ReservationSlots();
+  /** the holds of the batch in progress, placed once its ends have run (`placeHolds`) */
+  private pending: Reservation[] = [];
+
   constructor(
+    private readonly db: Database.Database,
     private readonly st: LedgerStatements,
     /** this process: the owner written into each reservation it takes (lease.ts) */
     private readonly bootId: string,
   ) {}
 
-  /** At the start of a transaction that may end reservations, i.e. write usage rows (key-org-pairs.ts). */
+  /**
+   * At the start of every write transaction of the ledger: forgets what one that did not commit
+   * left (the pairs it added, key-org-pairs.ts; the slots its ends freed).
+   */
   begin(): void {
     this.st.pairs.begin();
+    this.pending = [];
+    this.slots.abandon();
   }
 
-  /** After that transaction committed: the (key, organization) pairs it wrote are known. */
+  /**
+   * After that transaction's commit returned: the (key, organization) pairs it wrote are known, and
+   * the slots its ends freed are free (not inside an outer transaction, which may still roll back).
+   */
   committed(): void {
     this.st.pairs.committed();
+    if (this.db.inTransaction) this.slots.abandon();
+    else this.slots.commit();
   }
 
   /** One bump per level of `d` (a change outside a batch). */
@@ -46,11 +67,38 @@ export class LedgerWrites {
       checkHold(hold, levelsOf(readLevels(this.st, hold)));
       this.apply(hold);
     }
-    // sorts by time: the hold's row goes at the end of the reservations table (lib/ids.ts)
+    // sorts by time (lib/ids.ts)
     const id = timeOrderedId('res_');
-    this.st.insertReservation.run(id, requestId, key.id, key.org, project, environment, amount, this.bootId, Date.now());
     // the levels go with it: its end then deletes the row without reading them back (`end`)
-    return { id, requestId, keyId: key.id, amount, org: key.org, project, environment };
+    const r: Reservation = { id, requestId, keyId: key.id, amount, org: key.org, project, environment, slot: undefined };
+    if (batch) this.pending.push(r);
+    else this.place(r);
+    return r;
+  }
+
+  /** In a batch, after its ends: the rows of its holds, at the slots those ends freed where there are any. */
+  placeHolds(): void {
+    const holds = this.pending;
+    if (holds.length === 0) return;
+    this.pending = [];
+    for (const r of holds) this.place(r);
+  }
+
+  /** Writes the row of hold `r` at a free slot (a slot another row holds fails on the key: the next is tried). */
+  private place(r: Reservation): void {
+    const now = Date.now();
+    for (let tries = 1; ; tries++) {
+      const slot = this.slots.take();
+      try {
+        this.st.insertReservation.run(slot, r.id, r.requestId, r.keyId, r.org!, r.project!, r.environment!, r.amount, this.bootId, now);
+      } catch (err) {
+        if ((err as { code?: unknown }).code !== 'SQLITE_CONSTRAINT_PRIMARYKEY' || tries === SLOT_TRIES) throw err;
+        this.slots.taken(slot);
+        continue;
+      }
+      r.slot = slot;
+      return;
+    }
   }
 
   /**
@@ -63,7 +111,10 @@ export class LedgerWrites {
     const cost = record?.cost ?? 0;
     let d: Delta;
     if (r.org !== undefined && r.project !== undefined && r.environment !== undefined) {
-      if (this.st.deleteReservation.run(r.id).changes === 0) return false;
+      // found by its slot (deleted only if its id is still there), else by its id
+      const { slot } = r;
+      if ((slot === undefined ? this.st.deleteReservation.run(r.id) : this.st.deleteHold.run(slot, r.id)).changes === 0) return false;
+      if (slot !== undefined) this.slots.freed(slot);
       d = { key: r.keyId, org: r.org, project: r.project, environment: r.environment, reserve: -r.amount, cost };
     } else {
       const row = this.st.claimReservation.get(r.id);

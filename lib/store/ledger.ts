@@ -63,10 +63,13 @@ export class SqliteLedger implements Ledger {
     readonly bootId: string,
   ) {
     const st = (this.st = new LedgerStatements(db));
-    const writes = new LedgerWrites(st, bootId);
+    const writes = new LedgerWrites(db, st, bootId);
     ({ levels: this.levels, bumpOrg: this.bumpOrg, bumpKey: this.bumpKey, bumpProject: this.bumpProject, bumpEnv: this.bumpEnv } = st);
     this.queue = new LedgerQueue(db, { levels: this.levels, bumpOrg: this.bumpOrg, bumpKey: this.bumpKey, bumpProject: this.bumpProject, bumpEnv: this.bumpEnv }, writes);
-    this.reserveTx = db.transaction((input: ReserveInput) => writes.reserve(input));
+    this.reserveTx = db.transaction((input: ReserveInput) => {
+      writes.begin();
+      return writes.reserve(input);
+    });
     this.endTx = db.transaction((reservation: Reservation, record: UsageRecord | null) => {
       writes.begin();
       return writes.end(reservation, record);
@@ -115,7 +118,9 @@ export class SqliteLedger implements Ledger {
 
   reserve(input: ReserveInput): Reservation {
     assertUnits(input.amount, 'reservation amount');
-    return this.reserveTx.immediate(input);
+    const reservation = this.reserveTx.immediate(input);
+    this.writes.committed();
+    return reservation;
   }
 
   settle(reservation: Reservation, record: UsageRecord): boolean {

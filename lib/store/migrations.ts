@@ -8,7 +8,7 @@
  * and keys counters, the usage table, its request-id key and its three indexes), so 2 KB pages
  * halve the bytes copied and checksummed per commit: 34 -> 29 µs of CPU per commit (batches of 3
  * holds + 3 settles, WAL overwritten in place as the checkpointer leaves it). Not smaller: at 1 KB a
- * reservations row (a WITHOUT ROWID b-tree: at most 230 bytes stay on the page) with long names
+ * reservations row with long names
  * would spill into an overflow page, one more page per hold, and commits were no cheaper.
  * An existing 4 KB file is not converted: that takes a VACUUM, which rewrites the whole file
  * while every other process on it waits, and leaves WAL mode meanwhile.
@@ -221,5 +221,31 @@ export const MIGRATIONS: readonly string[] = [
     INSERT INTO key_orgs (key_id, org) SELECT new.id, new.org
       WHERE NOT EXISTS (SELECT 1 FROM key_orgs WHERE key_id = new.id AND org = new.org);
   END;
+  `,
+  // 8: a reservation row sits at a slot, its rowid, that its process reuses (reservation-slots.ts):
+  // a new hold takes the place of a row an end of its own batch deleted. Keyed by its time-ordered
+  // id (migration 5), the table gained rows at one end and lost them at the other while requests of
+  // about equal length were in flight, and SQLite rebalanced pages at both ends: with 64 holds in
+  // flight a batch of 3 holds + 3 ends wrote 5.5 reservations pages (1.0 with none in flight), and
+  // with slots 1.5. The id is no longer a key: a hold of this process is ended by its slot (and id),
+  // any other by its id, scanning the rows in flight (as the sweep by owner does). A process of the
+  // previous version still serving (a rolling upgrade) inserts rows at new rowids and deletes by id.
+  `
+  CREATE TABLE reservations_new (
+    slot INTEGER PRIMARY KEY,
+    id TEXT NOT NULL,
+    request_id TEXT NOT NULL,
+    key_id TEXT NOT NULL,
+    org TEXT NOT NULL,
+    project TEXT,
+    environment TEXT,
+    amount INTEGER NOT NULL,
+    boot_id TEXT NOT NULL,
+    created_at INTEGER NOT NULL
+  );
+  INSERT INTO reservations_new (id, request_id, key_id, org, project, environment, amount, boot_id, created_at)
+    SELECT id, request_id, key_id, org, project, environment, amount, boot_id, created_at FROM reservations;
+  DROP TABLE reservations;
+  ALTER TABLE reservations_new RENAME TO reservations;
   `,
 ];

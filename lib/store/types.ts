@@ -38,6 +38,11 @@ export interface Reservation {
   org?: string;
   project?: string | null;
   environment?: string | null;
+  /**
+   * Where the SQLite ledger put the hold's row (its slot, reservation-slots.ts): its end deletes the
+   * row there if it still has this id. Without it, the row is found by its id.
+   */
+  slot?: number;
 }
 
 /** The levels a spend cap can apply at. */
