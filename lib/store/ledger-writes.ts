@@ -15,7 +15,7 @@ import type { Reservation, UsageRecord } from './types.js';
 const SLOT_TRIES = 64;
 
 export class LedgerWrites {
-  private readonly slots = new ReservationSlots();
+  private readonly slots: ReservationSlots;
   /** the holds of the batch in progress, placed once its ends have run (`placeHolds`) */
   private pending: Reservation[] = [];
 
@@ -24,7 +24,10 @@ export class LedgerWrites {
     private readonly st: LedgerStatements,
     /** this process: the owner written into each reservation it takes (lease.ts) */
     private readonly bootId: string,
-  ) {}
+  ) {
+    // a database in memory has no other writer: its slots start at a fixed base (runs repeat exactly)
+    this.slots = new ReservationSlots(db.memory);
+  }
 
   /**
    * At the start of every write transaction of the ledger: forgets what one that did not commit

@@ -7,7 +7,8 @@
 //
 // The slots are a hint for where rows go, never a claim: the table's key is the judge. A slot still
 // taken (a row another writer put there) fails the insert on its primary key, and the hold takes
-// another slot. This process's slots start at a random base, so processes sharing a file keep apart;
+// another slot. This process's slots start at a random base, so processes sharing a file keep apart
+// (a database in memory, which no other process shares, starts at a fixed one);
 // a base another process also drew is left for a new one. What an end frees counts only once its
 // transaction committed (a rollback puts the row back). A hold carries its slot (`Reservation.slot`)
 // to its end, which deletes the row there if it has the hold's id: a slot reused since (the hold
@@ -26,11 +27,16 @@ export class ReservationSlots {
   private readonly free: number[] = [];
   /** slots freed by the ends of the transaction in progress (its rollback puts their rows back) */
   private freedNow: number[] = [];
-  private base = randomInt(1, BASES) * SPAN;
+  private base: number;
   /** the next slot never used at `base` */
   private next = 0;
   /** failed inserts on fresh slots at `base` since it was drawn */
   private misses = 0;
+
+  /** `alone`: no other process writes the table (a database in memory): the first base is fixed. */
+  constructor(alone = false) {
+    this.base = alone ? SPAN : randomInt(1, BASES) * SPAN;
+  }
 
   /** A slot for a new row: the one freed last (by the transaction in progress first), else a fresh one. */
   take(): number {
