@@ -288,12 +288,7 @@ export type CanonicalEvent =
   | (Base & { type: 'url-citation'; index: number; citation: UrlCitation })
   /** a delta type this gateway does not know yet: passed through to same-dialect clients */
   | (Base & { type: 'opaque-delta'; index: number; delta: JsonObject })
-  /**
-   * `complete`: the upstream itself said the item is done and whole (a Responses item's
-   * `output_item.done` with status completed), so no limit cut it. Unmarked, a tool call that is the
-   * last block at the token limit may be cut even when its JSON is whole (stages/integrity.ts).
-   * Canonical only: no encoder writes it.
-   */
+  /** `complete`: the upstream said the item done and whole, so no limit cut it (integrity-checks.ts); never encoded */
   | (Base & { type: 'block-stop'; index: number; complete?: true })
   | (Base & { type: 'message-delta'; stop: StopReason | null; usage: Partial<Usage> })
   | (Base & { type: 'message-stop' })
