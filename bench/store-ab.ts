@@ -5,7 +5,7 @@
 // make a change of a few percent visible on a shared machine, where wall times move by ±50 %.
 // Diagnostic, like ab.ts: figures printed only.
 //
-//   node dist/bench/store-ab.js --a DIST_DIR [--b DIST_DIR] [--batch 6] [--open 0] [--ops 6000] [--rounds 8] [--mixed [--in-flight N]]
+//   node dist/bench/store-ab.js --a DIST_DIR [--b DIST_DIR] [--batch 6] [--open 0] [--ops 6000] [--rounds 8] [--mixed [--in-flight N]] [--find-key]
 //
 // Each side makes request ids as its gateway does: its `lib/ids.js` when it has one, else
 // `req_` and a random UUID's hex (lib/server.ts before lib/ids.ts). `--open N` keeps N holds open
@@ -14,7 +14,9 @@
 // so --mixed --batch 3 is near it). `--in-flight N` (with --mixed): N holds stay in flight and each
 // batch ends the oldest ones, as requests of about equal length at concurrency N end (first in,
 // first out: the reservations table then gains rows at one end and loses them at the other, where
-// `--open` holds sit still). Default --b: this build.
+// `--open` holds sit still). `--find-key`: each hold is preceded by the request's key lookup
+// (`findKey`), of a credential taken from an Authorization header's text as lib/auth.ts takes it (a
+// new string each time, as a request's is). Default --b: this build.
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
@@ -35,6 +37,7 @@ const { values: args } = parseArgs({
     rounds: { type: 'string', default: '8' },
     mixed: { type: 'boolean', default: false },
     'in-flight': { type: 'string', default: '0' },
+    'find-key': { type: 'boolean', default: false },
   },
 });
 const thisBuild = fileURLToPath(new URL('..', import.meta.url));
@@ -44,6 +47,9 @@ const ops = Math.max(batch, Number(args.ops));
 const rounds = Math.max(2, Number(args.rounds));
 const mixed = args.mixed === true;
 const inFlight = Math.max(0, Number(args['in-flight']));
+const findKey = args['find-key'] === true;
+const SECRET = 'bench-key-0123456789';
+const AUTHORIZATION = `Bearer ${SECRET}`;
 
 interface Side {
   name: string;
@@ -74,21 +80,30 @@ async function side(name: string, root: string, dir: string): Promise<Side> {
       providers: [{ id: 'sim', protocol: 'anthropic', simulated: true }],
       models: [{ id: 'sim/model', deployments: [{ provider: 'sim', model: 'model' }], pricing: { input: 3, output: 15 } }],
       orgs: [{ id: 'bench', credits: 10_000_000 }],
-      keys: [{ id: 'bench', key: 'bench-key-0123456789', org: 'bench' }],
+      keys: [{ id: 'bench', key: SECRET, org: 'bench' }],
     },
     {},
   );
   const store = new Store(`sqlite:${join(dir, `${name}.db`)}`);
   store.seed(config);
-  const key = store.findKey('bench-key-0123456789')!;
+  const key = store.findKey(SECRET)!;
   for (let i = 0; i < open; i++) await store.ledger.reserveSoon({ requestId: nextId(), key, amount: 10 });
   return { name, store, key, nextId, cpu: [], held: [] };
+}
+
+/** The key a request presents: looked up as the gateway does (`--find-key`), else the one found at the start. */
+function keyOf(s: Side): KeyRecord {
+  if (!findKey) return s.key;
+  // a new string, as lib/auth.ts's match of a request's header is
+  const found = s.store.findKey(/^Bearer[ \t]+(\S+)[ \t]*$/i.exec(AUTHORIZATION)![1]!);
+  if (found === null) throw new Error('the bench key was not found');
+  return found;
 }
 
 async function run(s: Side, n: number): Promise<void> {
   if (mixed) return runMixed(s, n);
   for (let i = 0; i < n / batch; i++) {
-    const holds = await Promise.all(Array.from({ length: batch }, () => s.store.ledger.reserveSoon({ requestId: s.nextId(), key: s.key, amount: 1000 })));
+    const holds = await Promise.all(Array.from({ length: batch }, () => s.store.ledger.reserveSoon({ requestId: s.nextId(), key: keyOf(s), amount: 1000 })));
     await Promise.all(holds.map((h) => s.store.ledger.endSoon(h, record(h.requestId), true)));
   }
 }
@@ -100,7 +115,7 @@ async function run(s: Side, n: number): Promise<void> {
  */
 async function runMixed(s: Side, n: number): Promise<void> {
   for (let i = 0; i < n / batch; i++) {
-    const holds = Array.from({ length: batch }, () => s.store.ledger.reserveSoon({ requestId: s.nextId(), key: s.key, amount: 1000 }));
+    const holds = Array.from({ length: batch }, () => s.store.ledger.reserveSoon({ requestId: s.nextId(), key: keyOf(s), amount: 1000 }));
     const ending = s.held.length > inFlight ? s.held.slice(0, batch) : [];
     s.held = s.held.slice(ending.length);
     const ends = ending.map((h) => s.store.ledger.endSoon(h, record(h.requestId), true));
@@ -127,7 +142,7 @@ try {
     }
   }
   const [a, b] = sides.map((s) => median(s.cpu)) as [number, number];
-  const shape = mixed ? `mixed batches (holds + the ${inFlight > 0 ? `oldest of ${inFlight} in flight` : "last batch's"} ends)` : 'batches';
+  const shape = (findKey ? 'key lookups + ' : '') + (mixed ? `mixed batches (holds + the ${inFlight > 0 ? `oldest of ${inFlight} in flight` : "last batch's"} ends)` : 'batches');
   console.log(`${shape} of ${batch}, ${open} holds open, ${rounds} rounds of ${ops}: CPU µs per reserve+settle median a ${a.toFixed(1)} b ${b.toFixed(1)} (${(((b - a) / a) * 100).toFixed(1)} %), lowest a ${Math.min(...sides[0]!.cpu).toFixed(1)} b ${Math.min(...sides[1]!.cpu).toFixed(1)}`);
   for (const s of sides) s.store.close();
 } finally {
