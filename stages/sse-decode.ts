@@ -1,6 +1,5 @@
 // Upstream bytes → UpstreamMessage. An SSE body becomes one message per event (eventsource-parser,
-// bounded buffer; the frames in the providers' own form read without it, as it reads them:
-// lib/sse-frames.ts; the bytes read as strict streaming UTF-8 by lib/utf8-stream.ts, a chunk at a
+// bounded buffer; the bytes read as strict streaming UTF-8 by lib/utf8-stream.ts, a chunk at a
 // time); a JSON body is collected and emitted once at the end as `{kind: 'json', body}`.
 //
 // SSE or JSON? Decided once, on the first chunk (or at the end for an empty body), by the `mode`
@@ -21,7 +20,6 @@ import type { GatewayError } from '../lib/errors.js';
 import { errors } from '../lib/errors/index.js';
 import type { Upstream } from '../lib/notes.js';
 import { CHECKED_START, type CheckedAnswer } from '../lib/providers/checked-answer.js';
-import { scanFrames } from '../lib/sse-frames.js';
 import type { Stage } from '../lib/stage.js';
 import { Utf8Stream } from '../lib/utf8-stream.js';
 
@@ -66,11 +64,7 @@ export function sseDecode(opts: SseDecodeOptions = {}): Stage<Buffer, UpstreamMe
   let heldBytes = 0;
   let out: UpstreamMessage[] | undefined;
   let overflow = false;
-  let made: EventSourceParser | undefined;
-  /** the parser holds nothing (the text so far ended with a blank line): a frame begins at the next text */
-  let atFrame = true;
-  /** scanFrames read frames before the parser was made */
-  let scanned = false;
+  let parser: EventSourceParser | undefined;
   /** the deployment that answered (dispatch's `upstream` note) */
   let upstream: Upstream | null = null;
   /** what the answer check decoded of it (the same note), until taken */
@@ -79,18 +73,6 @@ export function sseDecode(opts: SseDecodeOptions = {}): Stage<Buffer, UpstreamMe
   let endsInCr = false;
   /** bytes at the start of the stream the answer check decoded already: skipped */
   let skip = 0;
-
-  /**
-   * The parser, made at its first text. Its first text loses a leading BOM (in eventsource-parser's
-   * reading): when frames were read before it (by scanFrames), an empty first text goes in, so a
-   * later text keeps what it begins with, as the parser fed everything from the start would.
-   */
-  function parser(): EventSourceParser {
-    if (made !== undefined) return made;
-    made = newParser();
-    if (scanned) made.feed('');
-    return made;
-  }
 
   function newParser(): EventSourceParser {
     return createParser({
@@ -126,20 +108,9 @@ export function sseDecode(opts: SseDecodeOptions = {}): Stage<Buffer, UpstreamMe
     // line. Without it an event stream with CR line ends would lose its last event.
     if (chunk === undefined && endsInCr) text += '\n';
     if (text !== '') {
-      // the frames in the common form first, while the parser holds nothing (lib/sse-frames.ts); the
-      // parser reads the rest, from the first frame that is not
-      let from = 0;
-      if (atFrame) {
-        from = scanFrames(text, (out ??= []), maxEventSize);
-        if (from < 0) throw integrityError(`an event exceeds the maximum size of ${maxEventSize} characters`);
-        if (from > 0) scanned = true;
-      }
-      if (from < text.length) parser().feed(from === 0 ? text : text.slice(from));
-      // a text that ends with a blank line leaves the parser holding nothing (no partial line, no field)
-      atFrame = text.charCodeAt(text.length - 1) === 0x0a && text.charCodeAt(text.length - 2) === 0x0a;
+      (parser ??= newParser()).feed(text);
       endsInCr = text.charCodeAt(text.length - 1) === 0x0d;
     }
-    if (out !== undefined && out.length === 0) out = undefined;
     if (overflow) throw integrityError(`an event exceeds the maximum size of ${maxEventSize} characters`);
     const ready = out;
     out = undefined;
