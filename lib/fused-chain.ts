@@ -144,7 +144,14 @@ export class FusedChain<O extends string | Buffer> implements Workable<O> {
     }
     level.pos = taken;
     if (taken === items.length) this.pop(level);
-    if (out.length > 0) this.push(i + 1, out);
+    if (out.length === 0) return;
+    if (i + 1 < this.n) {
+      this.push(i + 1, out);
+      return;
+    }
+    // the last stage's outputs: each to the output (a note to `onNote`) now, as the level they
+    // would make, being on top, would have them fed next, one at a time
+    for (let k = 0; k < out.length; k++) this.feed(i + 1, out[k]);
   }
 
   /** several items into level i */

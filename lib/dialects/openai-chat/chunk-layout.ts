@@ -40,7 +40,7 @@ const MODEL_KEY = ',"model":'.length;
 const TIER = '"service_tier":"",'.length;
 const FINGERPRINT = '"system_fingerprint":"",'.length;
 const FINGERPRINT_NULL = '"system_fingerprint":null,'.length;
-const CONTENT_AT = '"choices":[{"index":0,"delta":{"content":"'.length;
+
 
 /** A content frame in its recognised layout (ContentChunk). */
 export interface ChunkLayout {
@@ -127,9 +127,16 @@ export class ContentChunk implements NativeFrame, ChunkLayout {
   }
 }
 
+/**
+ * the text FRAME requires between the head and the content string: a frame without it (a stream's
+ * first, finish and usage frames) cannot match, and is told so by one search, not by the expression
+ * failing after matching the whole head
+ */
+const CONTENT_KEY = '"choices":[{"index":0,"delta":{"content":"';
+
 /** The frame in full, or null. */
 function readFrame(data: string): ContentChunk | null {
-  if (data.length > MAX_FRAME) return null;
+  if (data.length > MAX_FRAME || data.indexOf(CONTENT_KEY) < 0) return null;
   const m = FRAME.exec(data);
   if (m === null) return null;
   const id = m[1]!;
@@ -143,7 +150,7 @@ function readFrame(data: string): ContentChunk | null {
   const modelSpan: [number, number] = [start, start + model.length + 2];
   const prefixLength =
     modelSpan[1] + 1 + (tier === undefined ? 0 : TIER + tier.length) +
-    (fingerprint !== undefined ? FINGERPRINT + fingerprint.length : fingerprintNull !== undefined ? FINGERPRINT_NULL : 0) + CONTENT_AT;
+    (fingerprint !== undefined ? FINGERPRINT + fingerprint.length : fingerprintNull !== undefined ? FINGERPRINT_NULL : 0) + CONTENT_KEY.length;
   const head: ChunkHead = {
     prefix: data.slice(0, prefixLength),
     id: text(id),
@@ -167,7 +174,8 @@ export function parseChunkLayout(data: string): ContentChunk | null {
  * only the rest matched (TAIL, the expression's end) and its head is the one already decoded.
  * Exactly as strict as parseChunkLayout: the expression is that text's part followed by TAIL's, so
  * a frame that begins with text the first part matched is recognised when, and only when, the rest
- * matches TAIL; anything else takes the whole expression (and then the general path), as before.
+ * matches TAIL (the head's strings end at their first unescaped quote: no other split of that text
+ * exists); any other frame takes the whole expression (and then the general path), as before.
  */
 export class ChunkLayoutReader {
   private head: ChunkHead | undefined = undefined;
@@ -177,7 +185,8 @@ export class ChunkLayoutReader {
     // (a slice compared is several times faster than startsWith on the sliced strings a stream's frames are)
     if (h !== undefined && data.length <= MAX_FRAME && data.slice(0, h.prefix.length) === h.prefix) {
       TAIL.lastIndex = h.prefix.length;
-      if (TAIL.test(data)) return tailFrame(data, h);
+      // FRAME is that head's text then TAIL: it would fail too
+      return TAIL.test(data) ? tailFrame(data, h) : null;
     }
     const r = readFrame(data);
     if (r === null) return null;

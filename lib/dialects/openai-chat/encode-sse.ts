@@ -23,7 +23,8 @@ import type { GatewayError } from '../../errors.js';
 import { openAiError } from '../../openai/errors.js';
 import { redactedDetail, thinkingDetail } from '../../translate/reasoning-details.js';
 import { chatGateway, chatUsage, excludeReasoning, finishReason, mergeUsage, servedModel, toolArguments } from './client.js';
-import { carriesFinish, throughFrame, type ThroughChanges } from './encode-through.js';
+import { ContentChunk } from './chunk-layout.js';
+import { carriesFinish, throughContent, throughFrame, type ThroughChanges } from './encode-through.js';
 
 export const CHAT_KEEPALIVE = ': keep-alive\n\n';
 const DONE = 'data: [DONE]\n\n';
@@ -76,6 +77,12 @@ export class ChatSseEncoder {
 
   /** An event of a through frame: the state follows it; the frame is written once, at its event. */
   private through(ev: CanonicalEvent, native: NativeFrame): string {
+    // most of a stream: a content frame in its recognised layout, its one event a text delta (no
+    // state to follow, no finish_reason, no usage): its text as the general path below writes it
+    if (ev.type === 'text-delta' && native instanceof ContentChunk && native.through === 'frame' && native !== this.written) {
+      this.written = native;
+      return throughContent(native, this.served);
+    }
     let start = false;
     if (ev.type === 'message-start') {
       this.begin(ev.id, ev.model, ev.usage);

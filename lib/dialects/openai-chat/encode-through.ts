@@ -54,10 +54,11 @@ export function throughFrame(native: NativeFrame, changes: ThroughChanges): stri
 }
 
 /**
- * A recognised content frame: every frame with the same head begins with the same text up to its
+ * A recognised content frame without `gateway` or `usage` to add (throughFrame's, and the encoder's
+ * for a text delta's frame): every frame with the same head begins with the same text up to its
  * content string (head.prefix), so the envelope written before it is made once per head.
  */
-function throughContent(native: ContentChunk, changes: ThroughChanges): string {
+export function throughContent(native: ContentChunk, changes: ThroughChanges): string {
   const head = native.head;
   if (changes.head !== head) {
     const [from, to] = head.modelSpan;
