@@ -6,7 +6,9 @@
 // times its answer: the bench upstream's `chat.completion` decoded and written for the Chat client
 // by the JSON encoder (the native pass-through, through-json.ts). It loads the code
 // from --dist (default: this build), so two builds are compared by running it once from each:
-//   node dist/bench/request-cost.js [--dist DIR] [--requests 20000] [--rounds 6]
+//   node dist/bench/request-cost.js [--dist DIR] [--requests 20000] [--rounds 6] [--only ROWS] [--steps STEPS]
+// `--steps parse,validate` times only those steps (the others still run once to make their inputs):
+// under valgrind, one step's instructions alone.
 // As with chain-cost.js, instructions counted under valgrind at two --requests give a figure other
 // load cannot move (the difference of totals over the difference of requests).
 import { dirname, join, resolve } from 'node:path';
@@ -24,6 +26,7 @@ const { values: args } = parseArgs({
     requests: { type: 'string', default: '20000' },
     rounds: { type: 'string', default: '6' },
     only: { type: 'string' },
+    steps: { type: 'string' },
   },
 });
 const N = Number(args.requests);
@@ -127,6 +130,7 @@ for (const r of rows) {
   let total = 0;
   for (let s = 0; s < list.length; s++) {
     const [name, f] = list[s]!;
+    if (args.steps !== undefined && !args.steps.split(',').includes(name)) continue;
     const input = inputs[s];
     // each step reads its input and changes nothing in it (validate makes the request from the
     // parsed body, the encoders copy what they change), so one input serves every run

@@ -96,73 +96,79 @@ export function createGateway(initial: ServingState, log: Logger): Gateway {
     drained.get(state)?.();
   };
 
+  /**
+   * One request. Everything it throws is caught here (no `.catch` promise per request on its own
+   * promise): a crash is logged and, when nothing went out yet, answered with a bare 500.
+   */
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const state = current;
-    const target = requestTarget(req.url);
-    const endpoint = matchEndpoint(state.routes, req.method ?? 'GET', target.pathname);
-    const startedAt = Date.now();
-    const head: RequestHead = { method: req.method ?? 'GET', path: target.pathname, headers: req.headers, rawHeaders: req.rawHeaders, query: target.searchParams, config: state.config, services: state.services };
-    // the hooks run before the context exists: what they learn (the key, the validated headers) is
-    // part of it, fixed for the whole request
-    // a request line or Host that HTTP/1.1 refuses stops the request before any hook
-    const refused = target.refused ?? hostError(req);
-    const hooks = closing || refused !== null ? { learned: NOTHING_LEARNED, error: refused ?? undefined } : runHooks(endpoint, head);
-    const ctx = buildContext(req, endpoint, head, hooks.learned, startedAt, log);
-    inflight.add(ctx);
-    users.set(state, (users.get(state) ?? 0) + 1);
-    // in flight until the response is closed AND the handler returned (a chain's settle stage has
-    // ended the reservation by then): shutdown must not close the store under a settle, and a
-    // reload must not close the provider pool under a stream
-    let ends = 2;
-    const ended = (): void => {
-      if (--ends > 0) return;
-      inflight.delete(ctx);
-      release(state);
-    };
-    const limits = state.config.connections;
-    // 'close' comes once per response, the tick after 'finish' when it was sent: one plain listener
-    // (no once wrapper, no second listener for 'finish')
-    res.on('close', () => {
-      if (!res.writableFinished) ctx.abort(errors.clientClosed());
-      // an answer sent before the body was read (a refusal, a helper route): the rest of the body is
-      // never read to its end, only dropped for a short while (lib/linger.ts)
-      else if (!req.complete) drainBriefly(req, limits.refusedBodyDrainMs);
-      ended();
-    });
-    lingerOnClose(req.socket, limits.refusedBodyDrainMs, () => !req.complete);
-    let ranChain = false;
-    let failed: GatewayError | undefined;
-    let outcome: Outcome | undefined;
     try {
-      if (closing) throw errors.shuttingDown();
-      if (hooks.error !== undefined) throw hooks.error;
-      if (endpoint.chain) {
-        ranChain = true;
-        await runPipeline(ctx, req, res, endpoint.chain);
-      } else failed = (await endpoint.handle!(ctx, req, res)) ?? undefined;
-    } catch (err) {
-      const error = GatewayError.from(err);
-      failed = error;
-      if (error.code === 'GW_ERR_INTERNAL') ctx.log.error({ err: (err as Error)?.stack ?? String(err) }, 'unexpected error');
-      outcome = writeError(ctx, res, error, !req.complete);
-      req.resume();
-    } finally {
-      // a chain writes its summary line (and its metrics) in its settle stage; everything else here
-      if (!ranChain) {
-        const status = outcome?.status ?? res.statusCode;
-        state.services.metrics?.requestEnded(ctx, status, 0, NO_FACTS);
-        state.services.tracer?.requestEnded(ctx, status, 0, NO_FACTS, failed);
-        if (ctx.logsInfo) ctx.log.info(requestSummary(ctx, status, failed, 0), 'request');
+      const state = current;
+      const target = requestTarget(req.url);
+      const endpoint = matchEndpoint(state.routes, req.method ?? 'GET', target.pathname);
+      const startedAt = Date.now();
+      const head: RequestHead = { method: req.method ?? 'GET', path: target.pathname, headers: req.headers, rawHeaders: req.rawHeaders, query: target.searchParams, config: state.config, services: state.services };
+      // the hooks run before the context exists: what they learn (the key, the validated headers) is
+      // part of it, fixed for the whole request
+      // a request line or Host that HTTP/1.1 refuses stops the request before any hook
+      const refused = target.refused ?? hostError(req);
+      const hooks = closing || refused !== null ? { learned: NOTHING_LEARNED, error: refused ?? undefined } : runHooks(endpoint, head);
+      const ctx = buildContext(req, endpoint, head, hooks.learned, startedAt, log);
+      inflight.add(ctx);
+      users.set(state, (users.get(state) ?? 0) + 1);
+      // in flight until the response is closed AND the handler returned (a chain's settle stage has
+      // ended the reservation by then): shutdown must not close the store under a settle, and a
+      // reload must not close the provider pool under a stream
+      let ends = 2;
+      const ended = (): void => {
+        if (--ends > 0) return;
+        inflight.delete(ctx);
+        release(state);
+      };
+      const limits = state.config.connections;
+      // 'close' comes once per response, the tick after 'finish' when it was sent: one plain listener
+      // (no once wrapper, no second listener for 'finish')
+      res.on('close', () => {
+        if (!res.writableFinished) ctx.abort(errors.clientClosed());
+        // an answer sent before the body was read (a refusal, a helper route): the rest of the body is
+        // never read to its end, only dropped for a short while (lib/linger.ts)
+        else if (!req.complete) drainBriefly(req, limits.refusedBodyDrainMs);
+        ended();
+      });
+      lingerOnClose(req.socket, limits.refusedBodyDrainMs, () => !req.complete);
+      let ranChain = false;
+      let failed: GatewayError | undefined;
+      let outcome: Outcome | undefined;
+      try {
+        if (closing) throw errors.shuttingDown();
+        if (hooks.error !== undefined) throw hooks.error;
+        if (endpoint.chain) {
+          ranChain = true;
+          await runPipeline(ctx, req, res, endpoint.chain);
+        } else failed = (await endpoint.handle!(ctx, req, res)) ?? undefined;
+      } catch (err) {
+        const error = GatewayError.from(err);
+        failed = error;
+        if (error.code === 'GW_ERR_INTERNAL') ctx.log.error({ err: (err as Error)?.stack ?? String(err) }, 'unexpected error');
+        outcome = writeError(ctx, res, error, !req.complete);
+        req.resume();
+      } finally {
+        // a chain writes its summary line (and its metrics) in its settle stage; everything else here
+        if (!ranChain) {
+          const status = outcome?.status ?? res.statusCode;
+          state.services.metrics?.requestEnded(ctx, status, 0, NO_FACTS);
+          state.services.tracer?.requestEnded(ctx, status, 0, NO_FACTS, failed);
+          if (ctx.logsInfo) ctx.log.info(requestSummary(ctx, status, failed, 0), 'request');
+        }
+        ended();
       }
-      ended();
+    } catch (err) {
+      log.error({ err: (err as Error)?.stack ?? String(err) }, 'request handler crashed');
+      if (!res.headersSent) res.writeHead(500).end();
     }
   }
 
   const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
-    handle(req, res).catch((err: unknown) => {
-      log.error({ err: (err as Error)?.stack ?? String(err) }, 'request handler crashed');
-      if (!res.headersSent) res.writeHead(500).end();
-    });
+    void handle(req, res);
   };
   const limits = initial.config.connections;
   // Node's own timers: the request head (headersTimeout, checked every second) and idle keep-alive

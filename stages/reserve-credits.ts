@@ -72,7 +72,12 @@ class AfterHold<T> implements AsyncIterableIterator<HoldOutput<T>> {
   private countedTokens = 0;
   private item: T | null;
 
-  constructor(admitted: Admitted | Promise<Admitted>, item: T) {
+  constructor(
+    admitted: Admitted | Promise<Admitted>,
+    item: T,
+    /** told once the hold committed and its note went on (its stage's `close` then has nothing to wait for) */
+    private readonly stage: ReserveCreditsStage<T>,
+  ) {
     this.admitted = admitted;
     this.item = item;
   }
@@ -93,7 +98,9 @@ class AfterHold<T> implements AsyncIterableIterator<HoldOutput<T>> {
     const held = this.held;
     if (held !== null) {
       this.held = null;
-      return { done: false, value: { note: 'reserved', reservation: await held, countedTokens: this.countedTokens } };
+      const reservation = await held;
+      this.stage.committed();
+      return { done: false, value: { note: 'reserved', reservation, countedTokens: this.countedTokens } };
     }
     const item = this.item;
     if (item === null) return { done: true, value: undefined };
@@ -108,6 +115,9 @@ class AfterHold<T> implements AsyncIterableIterator<HoldOutput<T>> {
 }
 
 const itself = (item: unknown): RoutedRequest => item as RoutedRequest;
+
+/** what waiting for a hold's commit comes to, whether it committed or failed (one function, no closure per request) */
+const NOTHING = (): void => undefined;
 
 /** The request as billed at most: without hosted-tool uses when no deployment can run them. */
 function billable(routed: RoutedRequest): RoutedRequest {
@@ -125,7 +135,9 @@ function billable(routed: RoutedRequest): RoutedRequest {
 class ReserveCreditsStage<T> implements Stage<T, T | HeadersNote | ReservedNote> {
   readonly name = 'reserve-credits';
   /** the hold being committed (batched with the other holds and settles of this event-loop turn) */
-  private pending: Promise<unknown> | null = null;
+  private pending: Promise<void> | null = null;
+  /** the hold committed and its note went on */
+  private committedHold = false;
 
   constructor(
     private readonly opts: ReserveCreditsOptions<T>,
@@ -157,16 +169,25 @@ class ReserveCreditsStage<T> implements Stage<T, T | HeadersNote | ReservedNote>
     if (admitted instanceof Promise) {
       // decided now (not when the chain first pulls), so `close` waits for a hold already asked for
       const started = admitted.then(hold);
-      this.pending = started.then((s) => s.held).catch(() => undefined);
-      return new AfterHold(started, item);
+      this.pending = started.then((s) => s.held).then(NOTHING, NOTHING);
+      return new AfterHold(started, item, this);
     }
     const now = hold(admitted);
-    this.pending = now.held.catch(() => undefined);
-    return new AfterHold(now, item);
+    this.pending = now.held.then(NOTHING, NOTHING);
+    return new AfterHold(now, item, this);
   }
 
-  async close(): Promise<void> {
-    await this.pending;
+  /** the hold committed (its `reserved` note went on): nothing left to wait for at `close` */
+  committed(): void {
+    this.committedHold = true;
+  }
+
+  /**
+   * Waits for a hold still being committed, so a hold never outlives the request; once it committed
+   * (as on every answered request) nothing is waited for: no promise and no microtask turn.
+   */
+  close(): Promise<void> | undefined {
+    return this.committedHold || this.pending === null ? undefined : this.pending;
   }
 }
 

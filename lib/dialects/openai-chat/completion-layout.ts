@@ -50,7 +50,7 @@ export function completionPlaces(text: string, modelSpan: readonly [number, numb
   const message = text.indexOf(',"message":{') + 11; // its `{`
   if (created === 0 || usage < 0 || message === 10) return null;
   const usageEnd = valueEnd(text, usage + 11);
-  const messageEnd = valueEnd(text, message);
+  const messageEnd = messageEndOf(text, message, usage);
   if (usageEnd < 0 || messageEnd < 0) return null;
   top.push(created, created + 9, created + 10, text.indexOf(',', created + 10));
   top.push(modelSpan[0] - 8, modelSpan[0] - 1, modelSpan[0], modelSpan[1]);
@@ -61,4 +61,23 @@ export function completionPlaces(text: string, modelSpan: readonly [number, numb
   const inner = new MemberSpans(text);
   inner.close = messageEnd - 1;
   return { top, choice, message: inner };
+}
+
+/** the member the layout has between the message and `finish_reason` when the upstream wrote it */
+const LOGPROBS = ',"logprobs":null';
+
+/**
+ * Just past the message object that opens at `message`, by text: in the layout the message is
+ * followed by `,"logprobs":null` (optional) and `,"finish_reason":"`, whose first occurrence after
+ * the message's `{` is the member itself (no string in the layout holds `,"` unescaped), so the
+ * message's `}` is found without walking its content character by character. Anything else (never
+ * expected in a recognised text) takes that walk (`valueEnd`).
+ */
+function messageEndOf(text: string, message: number, usage: number): number {
+  const finish = text.indexOf(',"finish_reason":"', message);
+  if (finish > message && finish < usage) {
+    const close = text.charCodeAt(finish - 1) === 0x7d ? finish - 1 : text.startsWith(LOGPROBS, finish - LOGPROBS.length) ? finish - LOGPROBS.length - 1 : -1;
+    if (close > message && text.charCodeAt(close) === 0x7d) return close + 1;
+  }
+  return valueEnd(text, message);
 }

@@ -45,6 +45,8 @@ const TOKENS_PER_MESSAGE = 16;
 const TOKENS_PER_IMAGE = 1600;
 const AUDIO_BYTES_PER_TOKEN = 100;
 const MAX_END_USER_ID = 512;
+/** the tool names of a request without tools (only read) */
+const NO_TOOLS: ReadonlySet<string> = new Set();
 
 declare module '../../chunks.js' {
   interface ClientFindings {
@@ -81,7 +83,7 @@ export function validateChatRequest(body: JsonValue, opts: ChatValidateOptions =
   const scan = newChatScan();
   const messageCount = validateMessages(body.messages, scan);
 
-  const names = given(body.tools) ? validateTools(body.tools, scan) : new Set<string>();
+  const names = given(body.tools) ? validateTools(body.tools, scan) : NO_TOOLS;
   if (given(body.tool_choice)) validateToolChoice(body.tool_choice, names);
   if (given(body.parallel_tool_calls)) bool(body.parallel_tool_calls, 'parallel_tool_calls');
   if (given(body.response_format)) validateResponseFormat(body.response_format, scan);
@@ -100,7 +102,8 @@ export function validateChatRequest(body: JsonValue, opts: ChatValidateOptions =
     reasoning.effort = DEFAULT_AUTO_EFFORT;
   }
 
-  const modalities = new Set<'text' | 'image' | 'audio'>(['text']);
+  // a Set made empty and added to: from an array it would go through the array's iterator
+  const modalities = new Set<'text' | 'image' | 'audio'>().add('text');
   if (scan.images > 0) modalities.add('image');
   if (scan.audioBytes > 0) modalities.add('audio');
   const needs: RequestNeeds = {
