@@ -1,7 +1,7 @@
 // The request's members as a Responses client's Response echoes them (client-encode-writer.ts):
 // each value's JSON text, and the instructions' text reused from a Responses upstream's
 // `response.created` when it is the very text JSON.stringify writes for them.
-import type { JsonValue, NativeFrame } from '../../chunks.js';
+import type { JsonValue, NativeFrame, Usage } from '../../chunks.js';
 import { isObject } from '../../json/values.js';
 
 /**
@@ -72,4 +72,43 @@ export function upstreamInstructionsJson(created: NativeFrame | undefined, value
   if (kept === undefined || !isObject(response) || response.instructions !== value) return undefined;
   const text = created.data.slice(kept[0], kept[1]);
   return NOT_STRINGIFIED.test(text) ? undefined : text;
+}
+
+/** the Response's `text` when the request gives none (or an empty object): JSON.stringify({ format: { type: 'text' } }) */
+const TEXT_DEFAULT = '{"format":{"type":"text"}}';
+
+/**
+ * The three runs of the request's members a streamed Response event writes (ResponseWriter.json's
+ * `fixed`), built from the request body directly, once a stream: each value is the one `response()`
+ * gives that member (the same `??` defaults, tools through echoedTools, `text` over its default
+ * format), serialised by jsonOf, so the text is JSON.stringify's of response()'s members without
+ * building the Response object for each event. `instructionsJson`: upstreamInstructionsJson's text.
+ */
+export function echoedRuns(
+  body: Readonly<Record<string, JsonValue | undefined>>, model: string, effort: string | undefined, summary: string | undefined, instructionsJson: string | undefined,
+): [string, string, string] {
+  const text = body.text;
+  const textJson = isObject(text) && !isEmpty(text) ? JSON.stringify({ format: { type: 'text' }, ...text }) : TEXT_DEFAULT;
+  const reasoning = `{"effort":${effort === undefined ? 'null' : jsonOf(effort)},"summary":${summary === undefined ? 'null' : jsonOf(summary)}}`;
+  return [
+    `"instructions":${instructionsJson ?? jsonOf(body.instructions ?? null)},"max_output_tokens":${jsonOf(body.max_output_tokens ?? null)},"max_tool_calls":${jsonOf(body.max_tool_calls ?? null)},"model":${jsonOf(model)}`,
+    `"parallel_tool_calls":${jsonOf(body.parallel_tool_calls ?? true)},"previous_response_id":null,"prompt_cache_key":${jsonOf(body.prompt_cache_key ?? null)}` +
+      `,"reasoning":${reasoning},"safety_identifier":${jsonOf(body.safety_identifier ?? null)},"service_tier":null,"store":false` +
+      `,"temperature":${jsonOf(body.temperature ?? 1)},"presence_penalty":0,"frequency_penalty":0` +
+      `,"text":${textJson},"tool_choice":${jsonOf(body.tool_choice ?? 'auto')},"tools":${Array.isArray(body.tools) ? jsonOf(echoedTools(body.tools)) : '[]'},"top_logprobs":${jsonOf(body.top_logprobs ?? 0)}` +
+      `,"top_p":${jsonOf(body.top_p ?? 1)},"truncation":"disabled"`,
+    `"user":${jsonOf(body.user ?? null)},"metadata":${jsonOf(body.metadata ?? {})}`,
+  ];
+}
+
+/**
+ * JSON.stringify of the Response's usage (ResponseWriter.usage()) of `u`, through a template of its
+ * numbers: String(n) is JSON.stringify's text of a finite number; undefined when one is not finite
+ * (JSON.stringify writes null: the object's path). A finite total means finite input and output.
+ */
+export function usageJson(u: Usage): string | undefined {
+  const input = u.input + u.cacheRead + u.cacheWrite;
+  const total = input + u.output;
+  if (!Number.isFinite(total) || !Number.isFinite(u.cacheRead) || !Number.isFinite(u.reasoning)) return undefined;
+  return `{"input_tokens":${input},"input_tokens_details":{"cached_tokens":${u.cacheRead}},"output_tokens":${u.output},"output_tokens_details":{"reasoning_tokens":${u.reasoning}},"total_tokens":${total}}`;
 }

@@ -10,28 +10,14 @@ import { openAiError } from '../../openai/errors.js';
 import { chatGateway, mergeUsage } from '../../openai/client.js';
 import { OutputItems } from './client-encode-items.js';
 import { flat } from './flat-string.js';
-import { responsesFacts, type ResponsesFacts } from './client-validate.js';
-import { echoedTools, jsonOf, upstreamInstructionsJson } from './client-encode-echo.js';
+import type { ResponsesFacts } from './client-validate.js';
+import { baseId, factsFor } from './client-encode-facts.js';
+import { echoedRuns, echoedTools, jsonOf, upstreamInstructionsJson, usageJson } from './client-encode-echo.js';
 
-const EMPTY_FACTS: ResponsesFacts = {
-  effort: undefined, effortDefaulted: false, reasoningGiven: false, summary: undefined, includeEncrypted: false,
-  functions: [], customTools: new Set(), clientTools: { shell: false, applyPatch: false }, webSearch: [], callable: new Map(),
-};
-
-function factsFor(input: EncoderInput): ResponsesFacts {
-  const req = input.routed?.request;
-  return req !== undefined && req.source === 'openai-responses' ? responsesFacts(req) : EMPTY_FACTS;
-}
+/** the streamed Response events from per-stream runs (eventJson); false: json(response()) for each, as tests compare */
+export const responseEvents = { templates: true };
 
 const DELTA_HEAD = 'event: response.output_text.delta\ndata: {"type":"response.output_text.delta","sequence_number":';
-
-const NOT_ALNUM = /[^A-Za-z0-9]/;
-
-/** `resp_…` from the request id (`req_<hex>`): without its `req_`, and any character but letters and digits (the replace only when there is one) */
-function baseId(requestId: string): string {
-  const rest = requestId.startsWith('req_') ? requestId.slice(4) : requestId;
-  return NOT_ALNUM.test(rest) ? rest.replace(/[^A-Za-z0-9]/g, '') : rest;
-}
 
 export class ResponseWriter {
   private readonly input: EncoderInput;
@@ -43,7 +29,7 @@ export class ResponseWriter {
   /** SSE frames written since the last `take` (one string: no array per event) */
   private frames = '';
   private upstreamModel = '';
-  /** the request's runs of members as JSON text (Response events: `json()`) */
+  /** the request's runs of members as JSON text (json(), eventJson: built once a response) */
   private fixed: [string, string, string] | undefined;
   /** the instructions' JSON text as a Responses upstream's created frame wrote it, when reusable (client-encode-echo.ts) */
   private instructionsJson: string | undefined = undefined;
@@ -163,7 +149,7 @@ export class ResponseWriter {
     if (!this.streaming) return;
     this.instructionsJson = upstreamInstructionsJson(native, this.input.routed?.request.body.instructions);
     // one Response, one serialisation for both events
-    const r = flat(`"response":${this.json(this.response('in_progress', null))}}`);
+    const r = flat(`"response":${responseEvents.templates ? this.eventJson('in_progress') : this.json(this.response('in_progress', null))}}`);
     this.ev('response.created', r);
     this.ev('response.in_progress', r);
   }
@@ -186,13 +172,40 @@ export class ResponseWriter {
   end(): void {
     this.ended = true;
     if (!this.streaming) return;
-    const r = this.final();
-    this.ev(r.status === 'completed' ? 'response.completed' : 'response.incomplete', `"response":${this.json(r)}}`);
+    if (!responseEvents.templates) {
+      const r = this.final();
+      return this.ev(r.status === 'completed' ? 'response.completed' : 'response.incomplete', `"response":${this.json(r)}}`);
+    }
+    const stop = this.stop;
+    const reason = stop?.kind === 'length' ? 'max_output_tokens' : stop?.kind === 'content-filter' ? 'content_filter' : undefined;
+    this.ev(reason === undefined ? 'response.completed' : 'response.incomplete', `"response":${this.eventJson(reason === undefined ? 'completed' : 'incomplete', reason)}}`);
   }
 
   /**
-   * JSON.stringify(r) of a streamed Response (`response()`), written in runs of its members, in its
-   * order: the runs the request fixes (instructions … model, the echoed parameters, user and metadata)
+   * json(response(status, …)) of a streamed created / in_progress, completed or incomplete event
+   * (final()), written without the Response object: the request's runs built once a stream from its
+   * body (echoedRuns), the head and status members as constants, the usage through a template of its
+   * numbers. `reason`: an incomplete response's. The failed event and the JSON encoder keep the object.
+   */
+  private eventJson(status: 'in_progress' | 'completed' | 'incomplete', reason?: string): string {
+    const body = this.input.routed?.request.body ?? {};
+    const fixed = (this.fixed ??= echoedRuns(body, this.model(), this.facts.effort, this.facts.summary, this.instructionsJson));
+    const head = `{"id":${jsonOf(this.id)},"object":"response","created_at":${this.createdAt}`;
+    if (status === 'in_progress') {
+      return `${head},"completed_at":null,"status":"in_progress","background":false,"error":null,"incomplete_details":null,${fixed[0]},"output":[],${fixed[1]},"usage":null,${fixed[2]}}`;
+    }
+    const state = status === 'completed'
+      ? `,"completed_at":${Math.floor(Date.now() / 1000)},"status":"completed","background":false,"error":null,"incomplete_details":null`
+      : `,"completed_at":null,"status":"incomplete","background":false,"error":null,"incomplete_details":{"reason":"${reason}"}`;
+    const items = this.outputText(this.items.output.filter((o) => o !== undefined));
+    const gateway = JSON.stringify(this.gateway(true));
+    return `${head}${state},${fixed[0]},"output":${items},${fixed[1]},"usage":${usageJson(this.input.usage ?? this.seen) ?? jsonOf(this.usage())},${fixed[2]},"gateway":${gateway}}`;
+  }
+
+  /**
+   * JSON.stringify(r) of a Response (`response()`: the JSON encoder's; the streamed events write
+   * eventJson's same text without the object), written in runs of its members, in its order: the
+   * runs the request fixes (instructions … model, the echoed parameters, user and metadata)
    * serialised once a response and reused by every Response event; the output items whose done event
    * kept upstream bytes written as that event wrote them (OutputItems.outputJson) instead of serialised
    * again. Each member's value is serialised on its own into a template of the run (jsonOf). A test
@@ -212,11 +225,15 @@ export class ResponseWriter {
     const head =
       `"id":${jsonOf(m.id)},"object":${jsonOf(m.object)},"created_at":${jsonOf(m.created_at)},"completed_at":${jsonOf(m.completed_at)}` +
       `,"status":${jsonOf(m.status)},"background":${jsonOf(m.background)},"error":${jsonOf(m.error)},"incomplete_details":${jsonOf(m.incomplete_details)}`;
-    const texts = this.items.outputJson;
-    const output = r.output as JsonValue[];
-    const items = texts.length === 0 ? JSON.stringify(output) : `[${output.map((o, i) => texts[this.outputAt(o, i)] ?? JSON.stringify(o)).join(',')}]`;
+    const items = this.outputText(r.output as JsonValue[]);
     const gateway = r.gateway === undefined ? '' : `,"gateway":${JSON.stringify(r.gateway)}`;
     return `{${head},${fixed[0]},"output":${items},${fixed[1]},"usage":${jsonOf(m.usage)},${fixed[2]}${gateway}}`;
+  }
+
+  /** the Response's output items as JSON text, those whose done event kept upstream bytes written as that event wrote them */
+  private outputText(output: JsonValue[]): string {
+    const texts = this.items.outputJson;
+    return texts.length === 0 ? JSON.stringify(output) : `[${output.map((o, i) => texts[this.outputAt(o, i)] ?? JSON.stringify(o)).join(',')}]`;
   }
 
   /**
