@@ -160,10 +160,15 @@ export class ResponseWriter {
     mergeUsage(this.seen, usage);
   }
 
+  /** why the response is incomplete (the stop's kind), or undefined: completed */
+  private incompleteReason(): string | undefined {
+    const kind = this.stop?.kind;
+    return kind === 'length' ? 'max_output_tokens' : kind === 'content-filter' ? 'content_filter' : undefined;
+  }
+
   /** The final Response object (completed or incomplete). */
   final(): JsonObject {
-    const stop = this.stop;
-    const reason = stop?.kind === 'length' ? 'max_output_tokens' : stop?.kind === 'content-filter' ? 'content_filter' : undefined;
+    const reason = this.incompleteReason();
     return reason === undefined
       ? this.response('completed', this.usage(), { gateway: true })
       : this.response('incomplete', this.usage(), { incomplete: { reason }, gateway: true });
@@ -176,8 +181,7 @@ export class ResponseWriter {
       const r = this.final();
       return this.ev(r.status === 'completed' ? 'response.completed' : 'response.incomplete', `"response":${this.json(r)}}`);
     }
-    const stop = this.stop;
-    const reason = stop?.kind === 'length' ? 'max_output_tokens' : stop?.kind === 'content-filter' ? 'content_filter' : undefined;
+    const reason = this.incompleteReason();
     this.ev(reason === undefined ? 'response.completed' : 'response.incomplete', `"response":${this.eventJson(reason === undefined ? 'completed' : 'incomplete', reason)}}`);
   }
 
@@ -188,8 +192,7 @@ export class ResponseWriter {
    * numbers. `reason`: an incomplete response's. The failed event and the JSON encoder keep the object.
    */
   private eventJson(status: 'in_progress' | 'completed' | 'incomplete', reason?: string): string {
-    const body = this.input.routed?.request.body ?? {};
-    const fixed = (this.fixed ??= echoedRuns(body, this.model(), this.facts.effort, this.facts.summary, this.instructionsJson));
+    const fixed = this.runs();
     const head = `{"id":${jsonOf(this.id)},"object":"response","created_at":${this.createdAt}`;
     if (status === 'in_progress') {
       return `${head},"completed_at":null,"status":"in_progress","background":false,"error":null,"incomplete_details":null,${fixed[0]},"output":[],${fixed[1]},"usage":null,${fixed[2]}}`;
@@ -203,31 +206,26 @@ export class ResponseWriter {
   }
 
   /**
-   * JSON.stringify(r) of a Response (`response()`: the JSON encoder's; the streamed events write
-   * eventJson's same text without the object), written in runs of its members, in its order: the
-   * runs the request fixes (instructions … model, the echoed parameters, user and metadata)
-   * serialised once a response and reused by every Response event; the output items whose done event
-   * kept upstream bytes written as that event wrote them (OutputItems.outputJson) instead of serialised
-   * again. Each member's value is serialised on its own into a template of the run (jsonOf). A test
-   * holds the runs to response()'s members (test/native/responses-final-frames.test.ts).
+   * JSON.stringify(r) of a Response (response()'s; eventJson writes the streamed events' same text
+   * without the object), in its member order: the request's runs (runs(), once a response), the output
+   * items whose done event kept upstream bytes as that event wrote them (OutputItems.outputJson), each
+   * other value serialised on its own (jsonOf). A test holds the runs to response()'s members
+   * (test/native/responses-final-frames.test.ts).
    */
   private json(r: JsonObject): string {
     const m = r as Record<string, JsonValue>;
-    const fixed = (this.fixed ??= [
-      `"instructions":${this.instructionsJson ?? jsonOf(m.instructions)},"max_output_tokens":${jsonOf(m.max_output_tokens)},"max_tool_calls":${jsonOf(m.max_tool_calls)},"model":${jsonOf(m.model)}`,
-      `"parallel_tool_calls":${jsonOf(m.parallel_tool_calls)},"previous_response_id":${jsonOf(m.previous_response_id)},"prompt_cache_key":${jsonOf(m.prompt_cache_key)}` +
-        `,"reasoning":${jsonOf(m.reasoning)},"safety_identifier":${jsonOf(m.safety_identifier)},"service_tier":${jsonOf(m.service_tier)},"store":${jsonOf(m.store)}` +
-        `,"temperature":${jsonOf(m.temperature)},"presence_penalty":${jsonOf(m.presence_penalty)},"frequency_penalty":${jsonOf(m.frequency_penalty)}` +
-        `,"text":${jsonOf(m.text)},"tool_choice":${jsonOf(m.tool_choice)},"tools":${jsonOf(m.tools)},"top_logprobs":${jsonOf(m.top_logprobs)}` +
-        `,"top_p":${jsonOf(m.top_p)},"truncation":${jsonOf(m.truncation)}`,
-      `"user":${jsonOf(m.user)},"metadata":${jsonOf(m.metadata)}`,
-    ]);
+    const fixed = this.runs();
     const head =
       `"id":${jsonOf(m.id)},"object":${jsonOf(m.object)},"created_at":${jsonOf(m.created_at)},"completed_at":${jsonOf(m.completed_at)}` +
       `,"status":${jsonOf(m.status)},"background":${jsonOf(m.background)},"error":${jsonOf(m.error)},"incomplete_details":${jsonOf(m.incomplete_details)}`;
     const items = this.outputText(r.output as JsonValue[]);
     const gateway = r.gateway === undefined ? '' : `,"gateway":${JSON.stringify(r.gateway)}`;
     return `{${head},${fixed[0]},"output":${items},${fixed[1]},"usage":${jsonOf(m.usage)},${fixed[2]}${gateway}}`;
+  }
+
+  /** the three runs of the request's members every Response of this stream writes (echoedRuns), built once */
+  private runs(): [string, string, string] {
+    return (this.fixed ??= echoedRuns(this.input.routed?.request.body ?? {}, this.model(), this.facts.effort, this.facts.summary, this.instructionsJson));
   }
 
   /** the Response's output items as JSON text, those whose done event kept upstream bytes written as that event wrote them */
