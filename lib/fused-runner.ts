@@ -4,6 +4,7 @@ import type { RequestContext } from './context.js';
 import { isNote, type ChainNote } from './notes.js';
 import { isAsyncIterable, tell, type Stage, type StageOutput } from './stage.js';
 import { joinPieces, Level } from './fused-level.js';
+import { allText, notePlaces, runEnd } from './fused-runs.js';
 import { ENDED, READY, type Workable } from './fused-drive.js';
 
 /**
@@ -14,7 +15,8 @@ import { ENDED, READY, type Workable } from './fused-drive.js';
  * (dispatch's body, settle's commit) is awaited in place, not through a generator per level above it.
  */
 export class FusedChain<O extends string | Buffer> implements Workable<O> {
-  private readonly out: O[] = [];
+  /** the pieces of output since the last `take` */
+  private out: O[] = [];
   private readonly n: number;
   /** by level number; undefined until the level is first pushed */
   private readonly levels: (Level | undefined)[];
@@ -113,13 +115,8 @@ export class FusedChain<O extends string | Buffer> implements Workable<O> {
     const first = items[from];
     let taken = from;
     const out: unknown[] = [];
-    if (!isNote(first)) {
-      let to = level.end;
-      if (to <= from) {
-        to = from + 1;
-        while (to < items.length && !isNote(items[to])) to++;
-        level.end = to;
-      }
+    const to = runTo(level, items, from);
+    if (to > from) {
       try {
         taken = stage.steps!(items, from, to, out, this.ctx);
       } catch (err) {
@@ -145,21 +142,35 @@ export class FusedChain<O extends string | Buffer> implements Workable<O> {
     if (taken === items.length) this.pop(level);
     if (out.length === 0) return;
     if (i + 1 < this.n) {
-      this.push(i + 1, out);
+      // where its notes are, found now mostly without asking `isNote` (fused-runs.ts)
+      this.push(i + 1, out).notes = notePlaces(out, items, from, taken);
       return;
     }
     // the last stage's outputs: each to the output (a note to `onNote`) now, as the level they
-    // would make, being on top, would have them fed next, one at a time
-    for (let k = 0; k < out.length; k++) this.feed(i + 1, out[k]);
+    // would make, being on top, would have them fed next, one at a time; a string (a frame) is
+    // a piece of output at once, and a first piece that is all the output so far takes its array
+    const pieces = this.out;
+    if (pieces.length === 0 && allText(out)) {
+      this.out = out as O[];
+      return;
+    }
+    for (let k = 0; k < out.length; k++) {
+      const piece = out[k];
+      if (typeof piece === 'string') pieces.push(piece as O);
+      else this.feed(i + 1, piece);
+    }
   }
 
-  /** several items into level i */
-  private push(i: number, items: unknown[]): void {
+  /** several items into level i (its runs of values still to be found) */
+  private push(i: number, items: unknown[]): Level {
     const level = this.level(i);
     level.items = items;
     level.pos = 0;
     level.end = 0;
+    level.notes = undefined;
+    level.nextNote = 0;
     this.stack[this.depth++] = i;
+    return level;
   }
 
   /** Ending early (a failure, or the consumer stopped): the async iterables still open are closed, innermost first. */
@@ -195,7 +206,8 @@ export class FusedChain<O extends string | Buffer> implements Workable<O> {
    * Synchronous: a chain whose stages answered at once costs no promise between two outputs.
    */
   work(): Promise<IteratorResult<unknown>> | typeof READY | typeof ENDED {
-    const { levels, out, stages, n } = this;
+    // `this.out`, not a copy of it: `batch` may hand the chain a new array of pieces
+    const { levels, stages, n } = this;
     for (;;) {
       while (this.depth > 0) {
         const i = this.stack[this.depth - 1]!;
@@ -224,7 +236,7 @@ export class FusedChain<O extends string | Buffer> implements Workable<O> {
           else this.feed(i, r.value);
           continue;
         }
-        if (level.pulled && out.length > 0) return READY;
+        if (level.pulled && this.out.length > 0) return READY;
         level.pulled = true;
         try {
           return level.asyncIter!.next();
@@ -233,7 +245,7 @@ export class FusedChain<O extends string | Buffer> implements Workable<O> {
           throw err;
         }
       }
-      if (out.length > 0) return READY;
+      if (this.out.length > 0) return READY;
       while (this.flushing < n && stages[this.flushing]!.flush === undefined) this.flushing++;
       if (this.flushing === n) return ENDED;
       const i = this.flushing++;
@@ -265,4 +277,22 @@ export class FusedChain<O extends string | Buffer> implements Workable<O> {
   close(failed: boolean): Promise<void> | undefined {
     return this.depth > 0 ? this.closeOpen(failed) : undefined;
   }
+}
+
+/**
+ * The end of the run of values at `items[from..]` of a level: `from` itself when the item there is
+ * a note. Where the level's notes are is known when it was pushed from a stage's `steps`; else the
+ * items are asked, once per run (`level.end`), not again for each item a stage leaves to `step`.
+ */
+function runTo(level: Level, items: readonly unknown[], from: number): number {
+  const notes = level.notes;
+  if (notes !== undefined) {
+    let j = level.nextNote;
+    while (j < notes.length && notes[j]! < from) j++;
+    level.nextNote = j;
+    return j < notes.length ? notes[j]! : items.length;
+  }
+  if (level.end > from) return level.end;
+  if (isNote(items[from])) return from;
+  return (level.end = runEnd(items, from + 1));
 }
