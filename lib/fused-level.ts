@@ -21,6 +21,10 @@ export class Level {
   pos = 0;
   /** the end of the run of values `pos` is in (found once per run, not again for each item a stage leaves to `step`) */
   end = 0;
+  /** where the notes are among `items`, when known as the level was pushed (fused-runs.ts `notePlaces`); undefined: found by asking each item */
+  notes: readonly number[] | undefined = undefined;
+  /** the first of `notes` not behind `pos` (or past them all) */
+  nextNote = 0;
   iter: Iterator<unknown> | undefined = undefined;
   asyncIter: AsyncIterator<unknown> | undefined = undefined;
   /** an item was taken from `asyncIter`: its output goes to the consumer before the next is awaited */
