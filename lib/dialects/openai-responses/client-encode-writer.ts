@@ -1,18 +1,19 @@
 // The state behind both Responses encoders (client-encode.ts): a `ResponseWriter`, one per response,
-// builds the Response object (in progress, completed / incomplete, failed), numbers the named SSE
+// writes the Response (in progress, completed / incomplete, failed: the object from
+// client-encode-response.ts, the streamed events' text from per-stream runs), numbers the named SSE
 // events and holds the output items (client-encode-items.ts). Only canonical fields are read, so
 // events from any upstream encode the same way.
 import { emptyUsage, type CanonicalEvent, type JsonObject, type JsonValue, type NativeFrame, type StopReason, type Usage } from '../../chunks.js';
 import type { EncoderInput } from '../../encoder-input.js';
 import type { GatewayError } from '../../errors.js';
-import { unitsToUsd } from '../../pricing.js';
 import { openAiError } from '../../openai/errors.js';
-import { chatGateway, mergeUsage } from '../../openai/client.js';
+import { mergeUsage } from '../../openai/client.js';
 import { OutputItems } from './client-encode-items.js';
 import { flat } from './flat-string.js';
 import type { ResponsesFacts } from './client-validate.js';
 import { baseId, factsFor } from './client-encode-facts.js';
-import { echoedRuns, echoedTools, jsonOf, upstreamInstructionsJson, usageJson } from './client-encode-echo.js';
+import { echoedRuns, jsonOf, upstreamInstructionsJson, usageJson } from './client-encode-echo.js';
+import { gatewayOf, responseObject, usageObject, type ResponseExtra } from './client-encode-response.js';
 
 /** the streamed Response events from per-stream runs (eventJson); false: json(response()) for each, as tests compare */
 export const responseEvents = { templates: true };
@@ -77,68 +78,14 @@ export class ResponseWriter {
     return this.input.routed?.modelId ?? this.upstreamModel;
   }
 
-  /**
-   * The Response object, with every field the Open Responses schema requires (decisions §10):
-   * parameters the gateway accepts with no effect are echoed as given, or their neutral value.
-   */
-  response(status: string, usage: JsonValue, extra: { error?: JsonValue; incomplete?: JsonValue; gateway?: boolean } = {}): JsonObject {
-    const body = this.input.routed?.request.body ?? {};
-    const text = body.text;
-    const out: JsonObject = {
-      id: this.id,
-      object: 'response',
-      created_at: this.createdAt,
-      completed_at: status === 'completed' ? Math.floor(Date.now() / 1000) : null,
-      status,
-      background: false,
-      error: extra.error ?? null,
-      incomplete_details: extra.incomplete ?? null,
-      instructions: body.instructions ?? null,
-      max_output_tokens: body.max_output_tokens ?? null,
-      max_tool_calls: body.max_tool_calls ?? null,
-      model: this.model(),
-      output: status === 'in_progress' ? [] : this.items.output.filter((o) => o !== undefined),
-      parallel_tool_calls: body.parallel_tool_calls ?? true,
-      previous_response_id: null,
-      prompt_cache_key: body.prompt_cache_key ?? null,
-      reasoning: { effort: this.facts.effort ?? null, summary: this.facts.summary ?? null },
-      safety_identifier: body.safety_identifier ?? null,
-      service_tier: null,
-      store: false,
-      temperature: body.temperature ?? 1,
-      presence_penalty: 0, // not request parameters of this API: the neutral value
-      frequency_penalty: 0,
-      text: typeof text === 'object' && text !== null && !Array.isArray(text) ? { format: { type: 'text' }, ...text } : { format: { type: 'text' } },
-      tool_choice: body.tool_choice ?? 'auto',
-      tools: echoedTools(body.tools),
-      top_logprobs: body.top_logprobs ?? 0,
-      top_p: body.top_p ?? 1,
-      truncation: 'disabled',
-      usage,
-      user: body.user ?? null,
-      metadata: body.metadata ?? {},
-    };
-    if (extra.gateway) out.gateway = this.gateway(status !== 'failed');
-    return out;
-  }
-
-  /** `charged`: false for a failed response, which is charged nothing (settle's rule), so reports 0 */
-  private gateway(charged: boolean): JsonObject {
-    const out = chatGateway(this.input); // a fresh object
-    out.cost = charged ? unitsToUsd(this.input.cost()) : 0;
-    return out;
+  /** The Response object in `status` (client-encode-response.ts): no output items while in progress. */
+  response(status: string, usage: JsonValue, extra?: ResponseExtra): JsonObject {
+    const output = status === 'in_progress' ? [] : this.items.output.filter((o) => o !== undefined);
+    return responseObject({ input: this.input, facts: this.facts, id: this.id, createdAt: this.createdAt, model: this.model() }, status, output, usage, extra);
   }
 
   usage(): JsonObject {
-    const u = this.input.usage ?? this.seen;
-    const input = u.input + u.cacheRead + u.cacheWrite;
-    return {
-      input_tokens: input,
-      input_tokens_details: { cached_tokens: u.cacheRead },
-      output_tokens: u.output,
-      output_tokens_details: { reasoning_tokens: u.reasoning },
-      total_tokens: input + u.output,
-    };
+    return usageObject(this.input.usage ?? this.seen);
   }
 
   start(model: string, usage: Usage, native?: NativeFrame): void {
@@ -201,7 +148,7 @@ export class ResponseWriter {
       ? `,"completed_at":${Math.floor(Date.now() / 1000)},"status":"completed","background":false,"error":null,"incomplete_details":null`
       : `,"completed_at":null,"status":"incomplete","background":false,"error":null,"incomplete_details":{"reason":"${reason}"}`;
     const items = this.outputText(this.items.output.filter((o) => o !== undefined));
-    const gateway = JSON.stringify(this.gateway(true));
+    const gateway = JSON.stringify(gatewayOf(this.input, true));
     return `${head}${state},${fixed[0]},"output":${items},${fixed[1]},"usage":${usageJson(this.input.usage ?? this.seen) ?? jsonOf(this.usage())},${fixed[2]},"gateway":${gateway}}`;
   }
 
