@@ -1,20 +1,19 @@
 // The embedded store: better-sqlite3 at the configured path (`sqlite:data/gateway.db`, or
-// `sqlite::memory:` for tests), migrated at open. Keys are stored as SHA-256 hashes only; a
-// presented key is hashed and looked up by that hash (an index probe whose cost does not depend on
-// how close a guess was), then compared with timingSafeEqual; a key found is then remembered in
-// memory by what was presented (`byPresented`), so its next requests skip the hash. Several processes
+// `sqlite::memory:` for tests), migrated at open. Keys are stored as SHA-256 hashes only and looked
+// up by hash, a key found then remembered by what was presented (sqlite-keys.ts). Several processes
 // may share one file (a rolling restart, bin/gateway --workers): each holds a lease (lease.ts), and
 // a key changed by one is seen by the others through the key_epoch counter (startServing).
-import { randomUUID, timingSafeEqual } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Config } from '../config.js';
 import { MIGRATIONS, NEW_FILE_PAGE_SIZE } from './migrations.js';
 import { storeFile } from './store-url.js';
-import { reconcileKeys, type KeyRow } from './seed-keys.js';
+import { reconcileKeys } from './seed-keys.js';
 import type { KeyRecord } from './types.js';
-import { capUnits, hashKey, keyRows, toRecord, usdToUnits } from './key-rows.js';
+import { capUnits, keyRows, usdToUnits } from './key-rows.js';
+import { SqliteKeys } from './sqlite-keys.js';
 import { SqliteLedger } from './ledger.js';
 import { StoreFaultSwitch } from './fault-switch.js';
 import type { Unsettled } from './settle-backlog.js';
@@ -36,9 +35,6 @@ const SHUTDOWN_SETTLE_RETRY_MS = 1500;
 /** How often a serving process looks for key changes made by another process on the same file. */
 const KEY_CHECK_MS = 250;
 
-/** Key records remembered by hash (negative answers included) and by presented credential, at most. */
-const KEY_CACHE_MAX = 10_000;
-
 export class Store implements GatewayStore {
   readonly kind = 'sqlite';
   readonly db: Database.Database;
@@ -46,16 +42,8 @@ export class Store implements GatewayStore {
   readonly bootId = randomUUID();
   readonly ledger: SqliteLedger;
   readonly admin: AdminOps;
-  private readonly keyByHash: Database.Statement<[string], KeyRow>;
-  /** key records by hash, filled at seed time and on first lookup: no SQL on the hot path */
-  private readonly cache = new Map<string, KeyRecord | null>();
-  /**
-   * Records of keys found, by the credential as presented: a known key's request skips the SHA-256
-   * (about 1 µs, 0.7-1 % of a judged request). Keys found only (wrong ones go through the hash), so
-   * one entry per live key; in memory only, and cleared with `cache` by `forgetKeys` whenever the
-   * keys may have changed (a reload, an admin change, another process's: key_epoch or the bus).
-   */
-  private readonly byPresented = new Map<string, KeyRecord>();
+  /** key lookups, remembered until `forgetKeys` */
+  private readonly keys: SqliteKeys;
   /** the database file ('' in memory) */
   private readonly file: string;
   private checkpointer: WalCheckpointer | null = null;
@@ -89,9 +77,7 @@ export class Store implements GatewayStore {
     } catch (err) {
       throw storeOpenError(memory ? url : path, err);
     }
-    this.keyByHash = this.db.prepare<[string], KeyRow>(
-      'SELECT id, hash, org, project, environment, scopes, models, spend_cap, rpm, tpm FROM keys WHERE hash = ? AND disabled = 0',
-    );
+    this.keys = new SqliteKeys(this.db);
     this.ledger = new SqliteLedger(this.db, this.bootId);
     this.ledger.faults = StoreFaultSwitch.fromEnv(this.db);
     this.admin = new AdminOps(new SqliteAdminRunner(this.db, () => this.forgetKeys()));
@@ -168,19 +154,7 @@ export class Store implements GatewayStore {
 
   /** The key record for a presented credential, or null. */
   findKey(presented: string): KeyRecord | null {
-    const known = this.byPresented.get(presented);
-    if (known !== undefined) return known;
-    const hash = hashKey(presented);
-    let record = this.cache.get(hash);
-    if (record === undefined) {
-      const row = this.keyByHash.get(hash);
-      record = null;
-      if (row && timingSafeEqual(Buffer.from(row.hash, 'hex'), Buffer.from(hash, 'hex'))) record = toRecord(row);
-      // negative answers are cached too, but bounded so a flood of random keys cannot grow memory
-      if (record !== null || this.cache.size < KEY_CACHE_MAX) this.cache.set(hash, record);
-    }
-    if (record !== null && this.byPresented.size < KEY_CACHE_MAX) this.byPresented.set(presented, record);
-    return record;
+    return this.keys.find(presented);
   }
 
   /**
@@ -188,8 +162,7 @@ export class Store implements GatewayStore {
    * lib/limits/bus.ts): the next lookup of each reads the store.
    */
   forgetKeys(): void {
-    this.cache.clear();
-    this.byPresented.clear();
+    this.keys.forget();
   }
 
   ping(): void {

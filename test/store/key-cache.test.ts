@@ -1,4 +1,4 @@
-// The store remembers a key found by the credential as presented (store.ts `byPresented`), so a
+// The store remembers a key found by the credential as presented (sqlite-keys.ts, found-keys.ts), so a
 // known key's request skips the SHA-256. It must never answer a revoked, removed, rotated or changed
 // key: every way the keys change clears it, and each answer is the one a lookup by hash alone (a
 // fresh store on the same file) gives.

@@ -14,6 +14,7 @@ import type { Unsettled } from '../settle-backlog.js';
 import type { GatewayStore, StoreLog } from '../store-api.js';
 import { redactStoreUrl } from '../store-url.js';
 import { capUnits, hashKey, keyRows, toRecord, usdToUnits } from '../key-rows.js';
+import { FoundKeys } from '../found-keys.js';
 import type { KeyRecord } from '../types.js';
 import type { KeyRow } from '../seed-keys.js';
 import { KeyWatch, loadKeys, reconcileKeysPg } from './pg-keys.js';
@@ -68,6 +69,8 @@ export class PgStore implements GatewayStore {
   readonly admin: AdminOps;
   /** enabled keys by hash (pg-keys.ts keeps it current) */
   private keys = new Map<string, KeyRecord>();
+  /** records of `keys` found, by the credential as presented: cleared whenever `keys` is replaced */
+  private readonly found = new FoundKeys();
   private watch: KeyWatch | null = null;
   private leased = false;
   private closed = false;
@@ -112,10 +115,26 @@ export class PgStore implements GatewayStore {
     const next = new Map<string, KeyRecord>();
     for (const [hash, row] of rows) next.set(hash, toRecord(row));
     this.keys = next;
+    this.found.clear();
   }
 
+  /** The key record for a presented credential, or null: a key found before skips the hash (found-keys.ts). */
   findKey(presented: string): KeyRecord | null {
-    return this.keys.get(hashKey(presented)) ?? null;
+    const known = this.found.get(presented);
+    if (known !== undefined) return known;
+    const record = this.keys.get(hashKey(presented));
+    if (record === undefined) return null;
+    this.found.remember(presented, record);
+    return record;
+  }
+
+  /**
+   * Another replica announced a key change on the bus (lib/limits/bus.ts): what was found by
+   * presented credential is dropped. The keys themselves are reloaded by the key watch (NOTIFY,
+   * key_epoch), whose reload clears this again.
+   */
+  forgetKeys(): void {
+    this.found.clear();
   }
 
   /** Runs `work` in one transaction holding the seed lock. */
