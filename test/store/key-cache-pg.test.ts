@@ -6,16 +6,12 @@
 // Runs in the plain `npx tap` whenever PostgreSQL is installed (a server of its own, or the one
 // GATEWAY_TEST_PG_URL names), as replicas-postgres.test.ts does; skipped otherwise.
 import t, { type Test } from 'tap';
-import type { Config } from '../../lib/config.js';
 import { hashKey } from '../../lib/store/key-rows.js';
 import { PgStore } from '../../lib/store/pg/pg-store.js';
 import type { KeyRecord } from '../../lib/store/types.js';
-import { testConfig } from '../helpers/context.js';
 import { postgresBin, sharedPostgres, type PgServer } from '../helpers/postgres.js';
+import { adminChangesApplyAtOnce, audit, withKeys } from './key-cache-checks.js';
 
-const withKeys = (keys: Record<string, unknown>[]): Config =>
-  testConfig({ keys, orgs: [{ id: 'acme', credits: 100, projects: [{ id: 'web', environments: [{ id: 'prod' }] }] }] });
-const audit = { actor: 'test', action: 'test', target: 'test', detail: {} };
 const quiet = (): void => undefined;
 const log = { info: quiet, warn: quiet, error: quiet };
 
@@ -76,19 +72,7 @@ t.test('on PostgreSQL', { skip }, async (t) => {
     const url = pg.createDatabase();
     const store = await open(t, url);
     await store.seed(withKeys([]));
-    const key = { id: 'key_x', org: 'acme', project: null, environment: null, name: null, scopes: [], models: [], spendCap: null, rpm: null, tpm: null, hash: hashKey('sk-x-0001'), hint: 'sk-gw-…0001' };
-    await store.admin.createKey(key, audit);
-    t.equal(store.findKey('sk-x-0001')?.id, 'key_x');
-    t.equal(store.findKey('sk-x-0001')?.spendCap, null);
-
-    await store.admin.updateKey('key_x', { spendCap: 5000, rateLimit: { rpm: 7, tpm: null } }, audit);
-    t.equal(store.findKey('sk-x-0001')?.spendCap, 5000, 'the new cap');
-    t.same(store.findKey('sk-x-0001')?.rateLimit, { rpm: 7, tpm: null }, 'the new rate limit');
-    t.same(store.findKey('sk-x-0001'), await byHashAlone(url, 'sk-x-0001'));
-
-    await store.admin.revokeKey('key_x', audit);
-    t.equal(store.findKey('sk-x-0001'), null, 'the revoked key is refused');
-    t.equal(await byHashAlone(url, 'sk-x-0001'), null);
+    await adminChangesApplyAtOnce(t, store, (presented) => byHashAlone(url, presented));
   });
 
   t.test("another replica's change is seen through NOTIFY / key_epoch within a second", async (t) => {
