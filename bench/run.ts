@@ -5,7 +5,7 @@
 // the same run, and prints one table. Targets are reported, never asserted: the exit code is
 // non-zero only when the harness itself breaks.
 //
-//   node dist/bench/run.js [--quick] [--only a,b] [--skip a,b] [--seconds N] [--no-info]
+//   node dist/bench/run.js [--quick] [--only a,b] [--skip a,b] [--seconds N] [--warm N] [--no-info]
 //                          [--profile [--log-level warn]] [--out DIR] [--keep] [--list] [--connections 16]
 //                          [--metrics off] (the gateway collects no Prometheus series: compare CPU/req with and without)
 //                          [--loadgen wrk|autocannon] (closed-loop phases; wrk when installed)
@@ -38,6 +38,7 @@ const { values: args } = parseArgs({
     only: { type: 'string' },
     skip: { type: 'string' },
     seconds: { type: 'string' },
+    warm: { type: 'string' },
     'no-info': { type: 'boolean', default: false },
     profile: { type: 'boolean', default: false },
     out: { type: 'string' },
@@ -57,6 +58,7 @@ const timing: Timing = quick
   ? { warm: 0.3, rounds: 1, seconds: 1, paced: 0.5, pace: 1000, ttftN: 20, ttftMaxMs: 800 }
   : { warm: 2, rounds: 3, seconds: 9, paced: 4, pace: 1000, ttftN: 300, ttftMaxMs: 6000 };
 if (args.seconds) timing.seconds = Math.max(0.5, Number(args.seconds));
+if (args.warm) timing.warm = Math.max(0.1, Number(args.warm));
 const CONNECTIONS = Number(args.connections ?? 16);
 
 const log = (line: string): void => {
