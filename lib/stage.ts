@@ -101,20 +101,26 @@ function emit<O>(out: StageOutput<O>, push: (o: O) => void): Promise<void> | und
  */
 export function toTransform<I, O>(stage: Stage<I, O>, ctx: RequestContext, opts: { last?: boolean } = {}): Transform {
   const last = opts.last ?? true;
-  const promised = stage.outputsNoNotes === true;
-  const push = (o: O): void => {
-    if ((last || promised) && isNote(o)) {
-      if (promised) throw brokenPromise(stage as Stage<unknown, unknown>, o);
-      t.emit('note', o);
-    } else t.push(o);
+  // a note from upstream goes on (as the stage heard it) by `pass`; what the stage outputs by `push`,
+  // which holds a stage that promised `outputsNoNotes` to it
+  const pass = (o: unknown): void => {
+    if (last && isNote(o)) t.emit('note', o);
+    else t.push(o);
   };
+  const push: (o: O) => void =
+    stage.outputsNoNotes !== true
+      ? pass
+      : (o) => {
+          if (isNote(o)) throw brokenPromise(stage as Stage<unknown, unknown>, o);
+          t.push(o);
+        };
   const t = new Transform({
     objectMode: true,
     highWaterMark: 16,
     transform(chunk: I | ChainNote, _enc, cb) {
       if (isNote(chunk)) {
         stage.note?.(chunk, ctx);
-        push(chunk as O);
+        pass(chunk);
         cb();
         return;
       }

@@ -225,4 +225,17 @@ t.test('a stage that breaks the promise fails where every output is asked: runSt
   const honest: Stage<unknown, unknown> = { name: 'honest', outputsNoNotes: true, step: (item) => [item, `${String(item)}!`] };
   t.same(await runStage(honest, ['a', 'b'], ctx), ['a', 'a!', 'b', 'b!']);
   t.same(await runStage(chain(honest, pass), ['a'], ctx), ['a', 'a!']);
+  // the notes it hears go on past it (the runner's doing, not its output): no failure
+  const heard: ChainNote = { note: 'headers', headers: { 'x-heard': '1' } };
+  const seen: ChainNote[] = [];
+  t.same(await runStage(honest, [heard, 'a'], ctx, (n) => seen.push(n)), ['a', 'a!']);
+  t.same(await runStage(chain(pass, honest, pass), [heard, 'a'], ctx, (n) => seen.push(n)), ['a', 'a!']);
+  const written: unknown[] = [];
+  const emitted: unknown[] = [];
+  const last = toTransform(honest, ctx);
+  last.on('note', (n) => emitted.push(n));
+  await pipeline(Readable.from([heard, 'b']), toTransform(honest, ctx, { last: false }), last, new Writable({ objectMode: true, write: (c, _e, cb) => (written.push(c), cb()) }));
+  t.same(seen, [heard, heard], 'runStage and chain hand the heard note on');
+  t.same(emitted, [heard], 'toTransform hands the heard note on');
+  t.same(written, ['b', 'b!', 'b!', 'b!!'], 'and the values');
 });
