@@ -4,7 +4,7 @@ import type { RequestContext } from './context.js';
 import { isNote, type ChainNote } from './notes.js';
 import { isAsyncIterable, tell, type Stage, type StageOutput } from './stage.js';
 import { joinPieces, Level } from './fused-level.js';
-import { allText, notePlaces, runEnd } from './fused-runs.js';
+import { allText, NO_NOTES, notePlaces, runTo } from './fused-runs.js';
 import { ENDED, READY, type Workable } from './fused-drive.js';
 
 /**
@@ -18,6 +18,11 @@ export class FusedChain<O extends string | Buffer> implements Workable<O> {
   /** the pieces of output since the last `take` */
   private out: O[] = [];
   private readonly n: number;
+  /**
+   * by level number: its items are the outputs of a stage that promised `outputsNoNotes` (lib/stage.ts),
+   * so none is asked whether it is a note (level 0, the chain's input, is always asked)
+   */
+  private readonly quiet: boolean[];
   /** by level number; undefined until the level is first pushed */
   private readonly levels: (Level | undefined)[];
   /** level numbers with items left, lowest first */
@@ -33,6 +38,8 @@ export class FusedChain<O extends string | Buffer> implements Workable<O> {
   ) {
     this.n = stages.length;
     this.levels = new Array<Level | undefined>(this.n + 1).fill(undefined);
+    const quiet = (this.quiet = new Array<boolean>(this.n + 1).fill(false));
+    for (let i = 0; i < this.n; i++) quiet[i + 1] = stages[i]!.outputsNoNotes === true;
   }
 
   private level(i: number): Level {
@@ -46,9 +53,9 @@ export class FusedChain<O extends string | Buffer> implements Workable<O> {
    * goes to `through`, which pushes a level.
    */
   private feed(i: number, item: unknown): void {
-    const { stages, n, ctx } = this;
+    const { stages, n, ctx, quiet } = this;
     for (;;) {
-      if (isNote(item)) {
+      if (!quiet[i] && isNote(item)) {
         // a few per request: every later stage hears it, then the consumer
         tell(stages, i, item, ctx);
         this.onNote?.(item);
@@ -80,7 +87,8 @@ export class FusedChain<O extends string | Buffer> implements Workable<O> {
         this.feed(i, items[0]);
         return;
       }
-      this.push(i, items);
+      const pushed = this.push(i, items);
+      if (this.quiet[i]) pushed.notes = NO_NOTES;
       return;
     } else if (isAsyncIterable<unknown>(items)) {
       level = this.level(i);
@@ -142,8 +150,9 @@ export class FusedChain<O extends string | Buffer> implements Workable<O> {
     if (taken === items.length) this.pop(level);
     if (out.length === 0) return;
     if (i + 1 < this.n) {
-      // where its notes are, found now mostly without asking `isNote` (fused-runs.ts)
-      this.push(i + 1, out).notes = notePlaces(out, items, from, taken);
+      // where its notes are: none, when the stage promised so; else found now mostly without
+      // asking `isNote` (fused-runs.ts)
+      this.push(i + 1, out).notes = this.quiet[i + 1] ? NO_NOTES : notePlaces(out, items, from, taken);
       return;
     }
     // the last stage's outputs: each to the output (a note to `onNote`) now, as the level they
@@ -277,22 +286,4 @@ export class FusedChain<O extends string | Buffer> implements Workable<O> {
   close(failed: boolean): Promise<void> | undefined {
     return this.depth > 0 ? this.closeOpen(failed) : undefined;
   }
-}
-
-/**
- * The end of the run of values at `items[from..]` of a level: `from` itself when the item there is
- * a note. Where the level's notes are is known when it was pushed from a stage's `steps`; else the
- * items are asked, once per run (`level.end`), not again for each item a stage leaves to `step`.
- */
-function runTo(level: Level, items: readonly unknown[], from: number): number {
-  const notes = level.notes;
-  if (notes !== undefined) {
-    let j = level.nextNote;
-    while (j < notes.length && notes[j]! < from) j++;
-    level.nextNote = j;
-    return j < notes.length ? notes[j]! : items.length;
-  }
-  if (level.end > from) return level.end;
-  if (isNote(items[from])) return from;
-  return (level.end = runEnd(items, from + 1));
 }

@@ -4,6 +4,7 @@
 // stream), so the items a stage's `steps` passed on unchanged are not asked again: the very object
 // that went in as a value (the run it was taken from held no note) is a value again, and a string is
 // never a note. Where the notes among such an output are is found once, when it becomes a level.
+import type { Level } from './fused-level.js';
 import { isNote } from './notes.js';
 
 /** a stage's output with no note among it */
@@ -47,4 +48,23 @@ export function notePlaces(out: readonly unknown[], inputs: readonly unknown[], 
 export function allText(items: readonly unknown[]): boolean {
   for (let k = 0; k < items.length; k++) if (typeof items[k] !== 'string') return false;
   return true;
+}
+
+/**
+ * The end of the run of values at `items[from..]` of a level: `from` itself when the item there is
+ * a note. Where the level's notes are is known when it was pushed from a stage's `steps` or from a
+ * stage that promised `outputsNoNotes` (lib/stage.ts); else the
+ * items are asked, once per run (`level.end`), not again for each item a stage leaves to `step`.
+ */
+export function runTo(level: Level, items: readonly unknown[], from: number): number {
+  const notes = level.notes;
+  if (notes !== undefined) {
+    let j = level.nextNote;
+    while (j < notes.length && notes[j]! < from) j++;
+    level.nextNote = j;
+    return j < notes.length ? notes[j]! : items.length;
+  }
+  if (level.end > from) return level.end;
+  if (isNote(items[from])) return from;
+  return (level.end = runEnd(items, from + 1));
 }

@@ -12,6 +12,17 @@ export type StageOutput<O> = Iterable<O> | AsyncIterable<O> | undefined | void;
 
 export interface Stage<I, O> {
   readonly name: string;
+  /**
+   * A promise this stage makes (optional; absent is no promise): no item its `step`, `steps` or
+   * `flush` outputs is ever a ChainNote, neither one it makes nor one it heard through `note` and
+   * would hand on itself (the notes it hears go on past it anyway: the runner forwards them, not the
+   * stage). Its outputs are then its own inputs (values: `step` never gets a note) or objects it makes
+   * that are not notes (messages, events, strings). The fused runner (fused-runner.ts) then does not
+   * ask `isNote` of any of its outputs, so a broken promise would send a note into the next stage's
+   * `step`: `runStage`, `toTransform` and `chain`, which ask every output anyway, throw when a stage
+   * that promised outputs a note (tests run stages that way).
+   */
+  readonly outputsNoNotes?: true;
   /** map one input chunk to outputs (an array, a generator, or nothing) */
   step(chunk: I, ctx: RequestContext): StageOutput<O>;
   /**
@@ -61,6 +72,11 @@ export function isAsyncIterable<T>(value: unknown): value is AsyncIterable<T> {
   return value != null && typeof (value as AsyncIterable<T>)[Symbol.asyncIterator] === 'function';
 }
 
+/** What a stage that promised `outputsNoNotes` but output a note fails with: a bug in that stage. */
+export function brokenPromise(stage: Stage<unknown, unknown>, note: ChainNote): Error {
+  return new Error(`stage ${stage.name} promised outputsNoNotes but output a '${note.note}' note`);
+}
+
 async function drain<O>(out: StageOutput<O>, push: (o: O) => void): Promise<void> {
   if (out == null) return;
   if (isAsyncIterable<O>(out)) {
@@ -85,17 +101,26 @@ function emit<O>(out: StageOutput<O>, push: (o: O) => void): Promise<void> | und
  */
 export function toTransform<I, O>(stage: Stage<I, O>, ctx: RequestContext, opts: { last?: boolean } = {}): Transform {
   const last = opts.last ?? true;
-  const push = (o: O): void => {
+  // a note from upstream goes on (as the stage heard it) by `pass`; what the stage outputs by `push`,
+  // which holds a stage that promised `outputsNoNotes` to it
+  const pass = (o: unknown): void => {
     if (last && isNote(o)) t.emit('note', o);
     else t.push(o);
   };
+  const push: (o: O) => void =
+    stage.outputsNoNotes !== true
+      ? pass
+      : (o) => {
+          if (isNote(o)) throw brokenPromise(stage as Stage<unknown, unknown>, o);
+          t.push(o);
+        };
   const t = new Transform({
     objectMode: true,
     highWaterMark: 16,
     transform(chunk: I | ChainNote, _enc, cb) {
       if (isNote(chunk)) {
         stage.note?.(chunk, ctx);
-        push(chunk as O);
+        pass(chunk);
         cb();
         return;
       }
@@ -135,8 +160,10 @@ export function toTransform<I, O>(stage: Stage<I, O>, ctx: RequestContext, opts:
 export async function runStage<I, O>(stage: Stage<I, O>, inputs: Iterable<I | ChainNote> | AsyncIterable<I | ChainNote>, ctx: RequestContext, onNote?: (note: ChainNote) => void): Promise<Values<O>[]> {
   const out: Values<O>[] = [];
   const push = (o: O): void => {
-    if (isNote(o)) onNote?.(o);
-    else out.push(o as Values<O>);
+    if (isNote(o)) {
+      if (stage.outputsNoNotes === true) throw brokenPromise(stage as Stage<unknown, unknown>, o);
+      onNote?.(o);
+    } else out.push(o as Values<O>);
   };
   for await (const input of inputs) {
     if (isNote(input)) {
@@ -170,6 +197,8 @@ export function chain(...stages: Stage<unknown, unknown>[]): Stage<unknown, unkn
     const stage = stages[index]!;
     for await (const item of input) {
       if (isNote(item)) {
+        // the output of stage index - 1 (the chain's input at 0)
+        if (index > 0 && stages[index - 1]!.outputsNoNotes === true) throw brokenPromise(stages[index - 1]!, item);
         tell(stages, index, item, ctx);
         yield item;
         continue;

@@ -55,6 +55,9 @@ export function providerDecode(opts: ProviderDecodeOptions = {}): Stage<Upstream
 
   return {
     name: 'provider-decode',
+    // the decoders' events (canonical events have no `note`; unknown upstream fields go in an
+    // opaque event's `data` or `delta`, never at its top), never a note
+    outputsNoNotes: true,
     note(n) {
       if (n.note === 'upstream') {
         upstream = n.upstream;

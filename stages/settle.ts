@@ -155,6 +155,8 @@ async function endOnce(ctx: RequestContext, s: Settlement, error: GatewayError |
  */
 class SettleStage<T> implements Stage<T, T>, Settlement {
   readonly name = 'settle';
+  /** it outputs its inputs alone (the completing one after its commit) */
+  readonly outputsNoNotes = true;
   routed: RoutedRequest | null = null;
   reservation: Reservation | null = null;
   countedTokens = 0;

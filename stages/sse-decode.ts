@@ -175,6 +175,8 @@ export function sseDecode(opts: SseDecodeOptions = {}): Stage<Buffer, UpstreamMe
 
   return {
     name: 'sse-decode',
+    // messages it makes of the bytes (CHECKED_START among them), never a note
+    outputsNoNotes: true,
     note(n) {
       if (n.note === 'upstream') {
         upstream = n.upstream;

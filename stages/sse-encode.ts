@@ -39,6 +39,8 @@ export function encoderState(ctx: RequestContext): EncoderState {
  */
 class SseEncodeStep implements SseEncodeStage {
   readonly name = 'sse-encode';
+  /** frames of text alone */
+  readonly outputsNoNotes = true;
   private encoder: SseEncoder | undefined = undefined;
 
   constructor(
