@@ -115,6 +115,7 @@ export class EchoedRequest {
    * that way (the caller then takes the usual path).
    */
   createdKnown(type: string, data: string): JsonObject | null {
+    if (KNOWN_INSTRUCTIONS.size === 0 && KNOWN_TOOLS.size === 0) return null;
     const at = data.indexOf(INSTRUCTIONS) + INSTRUCTIONS.length;
     const instructions = at < INSTRUCTIONS.length ? undefined : KNOWN_INSTRUCTIONS.at(data, at);
     const toolsAt = data.lastIndexOf(TOOLS) + TOOLS.length;

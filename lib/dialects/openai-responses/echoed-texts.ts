@@ -30,6 +30,11 @@ const MAX_CHARS = 256 * 1024;
 export class KnownTexts {
   private readonly known: Known[] = [];
 
+  /** how many texts are remembered */
+  get size(): number {
+    return this.known.length;
+  }
+
   /** The remembered text that `data` has from `at` on, or undefined. */
   at(data: string, at: number): Known | undefined {
     for (const k of this.known) {

@@ -217,10 +217,10 @@ export class ResponsesStreamDecoder implements UpstreamDecoder {
     const repeated = msg.event === 'response.in_progress' ? this.created.inProgress(msg.data) : null;
     // a terminal Response frame that echoes created's request texts: compared, not read again (echoed-request.ts)
     const echoed = repeated === null && ECHOING.has(msg.event) ? this.echoed.terminal(msg.event!, msg.data) : null;
-    const other = repeated === null && echoed === null ? recogniseEvent(msg.event, msg.data) : null;
-    // a created frame in another layout (tools, say) with the texts earlier streams' created frames
-    // had: compared (echoed-texts.ts); else read strictly with its members' places, for its echo
-    const known = msg.event === 'response.created' && other === null ? this.echoed.createdKnown(msg.event, msg.data) : null;
+    // a created frame with the texts earlier streams' created frames had: compared (echoed-texts.ts)
+    const known = msg.event === 'response.created' ? this.echoed.createdKnown(msg.event, msg.data) : null;
+    const other = repeated === null && echoed === null && known === null ? recogniseEvent(msg.event, msg.data) : null;
+    // a created frame in another layout (tools, say) is read strictly with its members' places, for its echo
     const created = msg.event === 'response.created' && other === null && known === null ? parseResponseFrame(msg.event, msg.data) : null;
     const parsed = repeated ?? echoed ?? other?.parsed ?? known ?? created?.parsed ?? parseObject(msg.data, 'Responses event data');
     const type = parsed.type;
