@@ -27,9 +27,10 @@
 // The common `output_text.delta` frame (delta-layout.ts) and the other frequent events
 // (frame-layouts.ts) are recognised by their layout without the general parser, an `in_progress`
 // that repeats the `created` frame by comparing their text (repeated-response.ts), and a terminal
-// Response frame by comparing its echoed instructions and tools with created's texts
-// (echoed-request.ts; a created frame in another layout is read with its members' places for that:
-// response-frame.ts). A recognised delta is its own native frame (the parsed object made only if
+// Response frame (or an in_progress that does not repeat created) by comparing its echoed
+// instructions and tools with created's texts (echoed-request.ts; a created frame in another layout
+// is read with its members' places for that: response-frame.ts, or, when it has the texts an earlier
+// stream's created frame had, with those compared: echoed-texts.ts). A recognised delta is its own native frame (the parsed object made only if
 // read) and takes a path of its own, the general path's checks and `text` handler without its
 // lookups. A delta is marked `through`: a Responses client gets its `delta` and `logprobs` bytes as
 // they came (client-encode-items.ts), the sequence number, item id and output index being the
@@ -196,7 +197,8 @@ const HANDLERS = new Map<string, Handler>([
   ['error', fail],
 ]);
 
-const TERMINAL: ReadonlySet<string | undefined> = new Set(['response.completed', 'response.incomplete']);
+/** the Response events read with created's echoed texts compared (echoed-request.ts) */
+const ECHOING: ReadonlySet<string | undefined> = new Set(['response.completed', 'response.incomplete', 'response.in_progress']);
 
 /** Events that may come before `response.created`. */
 const OPENERS: ReadonlySet<string> = new Set(['response.created', 'response.in_progress', 'response.failed', 'error']);
@@ -214,11 +216,13 @@ export class ResponsesStreamDecoder implements UpstreamDecoder {
     // an in_progress that repeats the created frame's text is its object again (repeated-response.ts)
     const repeated = msg.event === 'response.in_progress' ? this.created.inProgress(msg.data) : null;
     // a terminal Response frame that echoes created's request texts: compared, not read again (echoed-request.ts)
-    const echoed = repeated === null && TERMINAL.has(msg.event) ? this.echoed.terminal(msg.event!, msg.data) : null;
-    const other = repeated === null && echoed === null ? recogniseEvent(msg.event, msg.data) : null;
+    const echoed = repeated === null && ECHOING.has(msg.event) ? this.echoed.terminal(msg.event!, msg.data) : null;
+    // a created frame with the texts earlier streams' created frames had: compared (echoed-texts.ts)
+    const known = msg.event === 'response.created' ? this.echoed.createdKnown(msg.event, msg.data) : null;
+    const other = repeated === null && echoed === null && known === null ? recogniseEvent(msg.event, msg.data) : null;
     // a created frame in another layout (tools, say) is read strictly with its members' places, for its echo
-    const created = msg.event === 'response.created' && other === null ? parseResponseFrame(msg.event, msg.data) : null;
-    const parsed = repeated ?? echoed ?? other?.parsed ?? created?.parsed ?? parseObject(msg.data, 'Responses event data');
+    const created = msg.event === 'response.created' && other === null && known === null ? parseResponseFrame(msg.event, msg.data) : null;
+    const parsed = repeated ?? echoed ?? other?.parsed ?? known ?? created?.parsed ?? parseObject(msg.data, 'Responses event data');
     const type = parsed.type;
     if (typeof type !== 'string') throw integrityError(`${msg.event ?? 'Responses event'} data.type must be a string`);
     if (msg.event !== undefined && msg.event !== type) throw integrityError(`event ${msg.event} carries data.type "${type}"`);
