@@ -7,7 +7,7 @@
 // stages' `steps` (the fast paths) gives the same pieces, notes and failure as the same stages
 // taken one item at a time (no `steps`: every item asked, every piece fed alone), and the fast
 // path is really taken (an event is asked once, not at every level it passes).
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pino from 'pino';
 import t from 'tap';
@@ -26,8 +26,9 @@ import { completesAtMessageStop, settle } from '../../stages/settle.js';
 import { sseDecode } from '../../stages/sse-decode.js';
 import { sseEncode } from '../../stages/sse-encode.js';
 import { prng, seedOf } from '../helpers/replay.js';
-import { FIXTURES, ROOT } from '../helpers/paths.js';
+import { FIXTURES } from '../helpers/paths.js';
 import { feedings } from './harness.js';
+import { mutated, recordedStreams, type Outcome, oneByOne } from './recorded-streams.js';
 
 const note = (word: string): ChainNote => ({ note: 'headers', headers: { 'x-n': word } });
 
@@ -71,44 +72,6 @@ t.test('notePlaces asks neither the inputs passed on nor strings', async (t) => 
   t.equal(asked, 2, 'only the event of its own and the input passed on out of turn were asked');
 });
 
-/** The recorded Messages streams: the project's fixtures and ../shared's, by file name (the project's first). */
-function streams(): { name: string; bytes: Buffer }[] {
-  const found = new Map<string, Buffer>();
-  for (const dir of [join(FIXTURES, 'upstream', 'anthropic'), join(ROOT, '..', 'shared', 'fixtures', 'upstream', 'anthropic')]) {
-    if (!existsSync(dir)) continue;
-    for (const f of readdirSync(dir).sort()) {
-      const bytes = readFileSync(join(dir, f));
-      if (f.endsWith('.sse') && !found.has(f)) found.set(f, bytes);
-      else if (f.endsWith('.sse') && !found.get(f)!.equals(bytes)) found.set(`shared/${f}`, bytes);
-    }
-  }
-  return [...found].map(([name, bytes]) => ({ name, bytes }));
-}
-
-/** one byte of the stream changed, at a seeded place, to a seeded byte of SSE or JSON punctuation */
-function mutated(bytes: Buffer, seed: number): Buffer {
-  const random = prng(seed);
-  const copy = Buffer.from(bytes);
-  const chars = '{}[]":,\\\n \r0a';
-  copy[Math.floor(random() * copy.length)] = chars.charCodeAt(Math.floor(random() * chars.length));
-  return copy;
-}
-
-interface Outcome {
-  pieces: string[];
-  notes: string[];
-  error: string | undefined;
-}
-
-/** A stage as the runner sees it without `steps`: every item through `step`, one at a time. */
-function oneByOne(stage: Stage<unknown, unknown>): Stage<unknown, unknown> {
-  return {
-    name: stage.name,
-    step: (item, ctx) => stage.step(item, ctx),
-    ...(stage.flush !== undefined ? { flush: (ctx: RequestContext) => stage.flush!(ctx) } : {}),
-    ...(stage.note !== undefined ? { note: (n: ChainNote, ctx: RequestContext) => stage.note!(n, ctx) } : {}),
-  };
-}
 
 /**
  * The stages a native Messages stream runs after dispatch (as bench/chain-cost.ts runs them), the
@@ -133,7 +96,7 @@ async function messages(bytes: Buffer, chunks: Buffer[], batched: boolean, wrap?
   return { pieces, notes, error };
 }
 
-const recorded = streams();
+const recorded = recordedStreams('anthropic');
 
 t.test('the recorded Messages streams', async (t) => {
   t.ok(recorded.length >= 15, `${recorded.length} streams`);

@@ -6,7 +6,7 @@
 // one item at a time (no `steps` either). The promise is really relied on (the outputs of a stage
 // that made it are never asked), and a stage that breaks it fails wherever every output is asked
 // anyway: runStage, toTransform and chain.
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -25,43 +25,13 @@ import { searchLoop } from '../../stages/search-loop.js';
 import { completesAtMessageStop, settle } from '../../stages/settle.js';
 import { sseDecode } from '../../stages/sse-decode.js';
 import { sseEncode } from '../../stages/sse-encode.js';
-import { prng, seedOf } from '../helpers/replay.js';
-import { FIXTURES, ROOT } from '../helpers/paths.js';
+import { seedOf } from '../helpers/replay.js';
+import { FIXTURES } from '../helpers/paths.js';
 import { feedings } from './harness.js';
+import { mutated, recordedStreams, type Outcome, type Upstreams, oneByOne } from './recorded-streams.js';
 
-type Upstreams = 'anthropic' | 'openai-chat' | 'openai-responses';
 const API = { anthropic: 'messages', 'openai-chat': 'chat', 'openai-responses': 'responses' } as const;
 const ENDPOINT = { anthropic: 'messages', 'openai-chat': 'chat.completions', 'openai-responses': 'responses' } as const;
-
-/** The recorded streams of a dialect: the project's fixtures and ../shared's, by file name (the project's first). */
-function streams(dialect: Upstreams): { name: string; bytes: Buffer }[] {
-  const found = new Map<string, Buffer>();
-  for (const dir of [join(FIXTURES, 'upstream', dialect), join(ROOT, '..', 'shared', 'fixtures', 'upstream', dialect)]) {
-    if (!existsSync(dir)) continue;
-    for (const f of readdirSync(dir).sort()) {
-      if (!f.endsWith('.sse')) continue;
-      const bytes = readFileSync(join(dir, f));
-      if (!found.has(f)) found.set(f, bytes);
-      else if (!found.get(f)!.equals(bytes)) found.set(`shared/${f}`, bytes);
-    }
-  }
-  return [...found].map(([name, bytes]) => ({ name: `${dialect}/${name}`, bytes }));
-}
-
-/** one byte of the stream changed, at a seeded place, to a seeded byte of SSE or JSON punctuation */
-function mutated(bytes: Buffer, seed: number): Buffer {
-  const random = prng(seed);
-  const copy = Buffer.from(bytes);
-  const chars = '{}[]":,\\\n \r0a';
-  copy[Math.floor(random() * copy.length)] = chars.charCodeAt(Math.floor(random() * chars.length));
-  return copy;
-}
-
-interface Outcome {
-  pieces: string[];
-  notes: string[];
-  error: string | undefined;
-}
 
 /** The stage without its promise: the runner asks its outputs as it asks any stage's. */
 function unpromised(stage: Stage<unknown, unknown>): Stage<unknown, unknown> {
@@ -75,15 +45,6 @@ function unpromised(stage: Stage<unknown, unknown>): Stage<unknown, unknown> {
   };
 }
 
-/** Neither the promise nor `steps`: every item through `step`, one at a time, each asked. */
-function oneByOne(stage: Stage<unknown, unknown>): Stage<unknown, unknown> {
-  return {
-    name: stage.name,
-    step: (item, ctx) => stage.step(item, ctx),
-    ...(stage.flush !== undefined ? { flush: (ctx: RequestContext) => stage.flush!(ctx) } : {}),
-    ...(stage.note !== undefined ? { note: (n: ChainNote, ctx: RequestContext) => stage.note!(n, ctx) } : {}),
-  };
-}
 
 /** route's note for a Responses client, whose encoder echoes the request (as bench/chain-cost.ts gives it) */
 function routedNote(dialect: Upstreams, model: string): ChainNote[] {
@@ -134,7 +95,7 @@ t.test('the stream stages promise no notes; integrity and the search loop, which
 
 for (const dialect of ['anthropic', 'openai-chat', 'openai-responses'] as const) {
   t.test(`the recorded ${dialect} streams: the same with the promise as without it and one at a time`, async (t) => {
-    const recorded = streams(dialect);
+    const recorded = recordedStreams(dialect).map((r) => ({ name: `${dialect}/${r.name}`, bytes: r.bytes }));
     t.ok(recorded.length >= 5, `${recorded.length} streams`);
     let failures = 0;
     let answered = 0;

@@ -16,6 +16,7 @@ import { parseResponseFrame } from '../../../lib/dialects/openai-responses/respo
 import { responsesDecoder } from '../../../lib/dialects/openai-responses/events.js';
 import { recogniseEvent } from '../../../lib/dialects/openai-responses/frame-layouts.js';
 import { parseStrict } from '../../../lib/json/strict-parse.js';
+import { withEcho } from './harness.js';
 import { label, sameJson, strictValue as strict } from '../../json/json-assert.js';
 import { editAt, pick, prng } from '../../json/json-gen.js';
 import { fixture } from '../../helpers/paths.js';
@@ -61,15 +62,6 @@ const TOOL_ECHOES: [string, string | null][] = [
   [' with spaced tools', JSON.stringify(TOOLS, null, 1).replace('é', '\\u00e9')],
 ];
 
-/** frame data with the Response's instructions written as `json` and its tools as `tools` (null: as they were), the members otherwise as recorded */
-function withEcho(data: string, json: string, tools: string | null): string {
-  const parsed = parseStrict(data) as JsonObject;
-  const response = parsed.response as JsonObject;
-  const marks = ['\u0000instructions\u0000', '\u0000tools\u0000'];
-  response.instructions = marks[0]!;
-  if (tools !== null) response.tools = marks[1]!;
-  return JSON.stringify(parsed).replace(JSON.stringify(marks[0]), () => json).replace(JSON.stringify(marks[1]), () => tools ?? '');
-}
 
 function streams(): Stream[] {
   const dir = fixture('upstream', 'openai-responses');

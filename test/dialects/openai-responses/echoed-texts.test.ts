@@ -19,7 +19,7 @@ import { parseStrict } from '../../../lib/json/strict-parse.js';
 import { label, sameJson, strictValue as strict } from '../../json/json-assert.js';
 import { editAt, pick, prng } from '../../json/json-gen.js';
 import { CHUNKINGS, chunk } from '../../helpers/replay.js';
-import { DIR, decodeChunks } from './harness.js';
+import { DIR, decodeChunks, withEcho } from './harness.js';
 
 const SHARED = join(DIR, '..', '..', '..', '..', 'shared', 'fixtures', 'upstream', 'openai-responses');
 const RESPONSE_EVENT = /^\{"type":"response\.(created|in_progress|completed|incomplete|failed)"/;
@@ -65,15 +65,6 @@ const TOOL_ECHOES: [string, string | null][] = [
   [' with spaced tools', JSON.stringify(CODEX_TOOLS.slice(0, 3), null, 1).replace('é', '\\u00e9')],
 ];
 
-/** frame data with the Response's instructions written as `json` and its tools as `tools` (null: as they were) */
-function withEcho(data: string, json: string, tools: string | null): string {
-  const parsed = parseStrict(data) as JsonObject;
-  const response = parsed.response as JsonObject;
-  const marks = ['\u0000instructions\u0000', '\u0000tools\u0000'];
-  response.instructions = marks[0]!;
-  if (tools !== null) response.tools = marks[1]!;
-  return JSON.stringify(parsed).replace(JSON.stringify(marks[0]), () => json).replace(JSON.stringify(marks[1]), () => tools ?? '');
-}
 
 function streams(): Stream[] {
   const recorded: Stream[] = [];

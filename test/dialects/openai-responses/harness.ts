@@ -1,10 +1,12 @@
 // Shared by the openai-responses tests: the decode chain with the Responses decoder
 // (sse-decode → provider-decode → integrity, offline context), an accumulator of canonical events
-// into blocks, and what a recorded fixture itself says (read without the gateway's decoder).
+// into blocks, what a recorded fixture itself says (read without the gateway's decoder), and a
+// Response frame with its echoed instructions and tools rewritten.
 import { readFileSync } from 'node:fs';
 import type { CanonicalEvent, Deployment, JsonObject, StopReason, Usage } from '../../../lib/chunks.js';
 import { upstreamDecoders } from '../../../lib/dialects/index.js';
 import { responsesDecoder } from '../../../lib/dialects/openai-responses/events.js';
+import { parseStrict } from '../../../lib/json/strict-parse.js';
 import { offlineContext } from '../../../lib/offline-context.js';
 import { integrity } from '../../../stages/integrity.js';
 import { providerDecode } from '../../../stages/provider-decode.js';
@@ -115,4 +117,14 @@ export function fixtureFacts(name: string): FixtureFacts {
     }
   }
   return { items: items.filter((i) => i !== undefined), response, terminal };
+}
+
+/** frame data with the Response's instructions written as `json` and its tools as `tools` (null: as they were), the members otherwise as recorded */
+export function withEcho(data: string, json: string, tools: string | null): string {
+  const parsed = parseStrict(data) as JsonObject;
+  const response = parsed.response as JsonObject;
+  const marks = ['\u0000instructions\u0000', '\u0000tools\u0000'];
+  response.instructions = marks[0]!;
+  if (tools !== null) response.tools = marks[1]!;
+  return JSON.stringify(parsed).replace(JSON.stringify(marks[0]), () => json).replace(JSON.stringify(marks[1]), () => tools ?? '');
 }
