@@ -3,7 +3,6 @@
 // `response.created` when it is the very text JSON.stringify writes for them.
 import type { JsonValue, NativeFrame, Usage } from '../../chunks.js';
 import { isObject } from '../../json/values.js';
-import { copyJson } from './echoed-texts.js';
 
 /**
  * `tools` as echoed: a function tool in its normalised form (`description`, `parameters` and
@@ -72,70 +71,7 @@ export function upstreamInstructionsJson(created: NativeFrame | undefined, value
   const response = created.parsed.response;
   if (kept === undefined || !isObject(response) || response.instructions !== value) return undefined;
   const text = created.data.slice(kept[0], kept[1]);
-  // an agent's instructions are the same text request after request: tested once (a compare costs
-  // less than the expression over 12.5 KB)
-  const last = lastTested;
-  if (last !== undefined && last.text === text) return last.stringified ? text : undefined;
-  const stringified = !NOT_STRINGIFIED.test(text);
-  lastTested = { text, stringified };
-  return stringified ? text : undefined;
-}
-
-/** the instructions text upstreamInstructionsJson last tested, and whether it is JSON.stringify's (one per process) */
-let lastTested: { text: string; stringified: boolean } | undefined = undefined;
-
-/** the tools a Response last echoed and their text (one per process): an agent sends the same tools with every request */
-let lastTools: { value: JsonValue[]; text: string } | undefined = undefined;
-
-/** longer tools texts are not kept (the memory they would hold) */
-const MAX_TOOLS_TEXT = 256 * 1024;
-
-/**
- * jsonOf(echoedTools(tools)): the text of the last tools echoed when these are the same JSON data
- * (sameJsonData: members in the same order, so JSON.stringify writes the same text); comparing
- * costs less than serialising ten Codex tools again.
- */
-export function toolsJson(tools: JsonValue[]): string {
-  const echoed = echoedTools(tools);
-  const last = lastTools;
-  if (last !== undefined && sameJsonData(echoed, last.value)) return last.text;
-  const text = jsonOf(echoed);
-  // its own copy: a later change to the request's objects does not change what is compared with
-  if (text.length <= MAX_TOOLS_TEXT) lastTools = { value: copyJson(echoed) as JsonValue[], text };
-  return text;
-}
-
-/**
- * `a` and `b` are the same JSON data: strings, booleans and null equal, finite numbers equal (0 and
- * -0 both written `0`), arrays of the same length with the same items, plain objects (prototype
- * Object's or null) with the same own enumerable keys in the same order and the same values;
- * anything else (NaN, undefined, a function, a Date...) is not, and is serialised.
- */
-export function sameJsonData(a: unknown, b: unknown): boolean {
-  if (typeof a !== 'object' || a === null) {
-    if (a === null || typeof a === 'string' || typeof a === 'boolean' || (typeof a === 'number' && Number.isFinite(a))) return a === b;
-    return false;
-  }
-  if (typeof b !== 'object' || b === null) return false;
-  if (Array.isArray(a)) {
-    if (!Array.isArray(b) || a.length !== b.length) return false;
-    for (let i = 0; i < a.length; i++) if (!sameJsonData(a[i], b[i])) return false;
-    return true;
-  }
-  if (Array.isArray(b) || !isPlain(a) || !isPlain(b)) return false;
-  const ka = Object.keys(a);
-  const kb = Object.keys(b);
-  if (ka.length !== kb.length) return false;
-  for (let i = 0; i < ka.length; i++) {
-    const k = ka[i]!;
-    if (k !== kb[i] || !sameJsonData((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k])) return false;
-  }
-  return true;
-}
-
-function isPlain(o: object): boolean {
-  const proto = Object.getPrototypeOf(o) as unknown;
-  return proto === Object.prototype || proto === null;
+  return NOT_STRINGIFIED.test(text) ? undefined : text;
 }
 
 /** the Response's `text` when the request gives none (or an empty object): JSON.stringify({ format: { type: 'text' } }) */
@@ -159,7 +95,7 @@ export function echoedRuns(
     `"parallel_tool_calls":${jsonOf(body.parallel_tool_calls ?? true)},"previous_response_id":null,"prompt_cache_key":${jsonOf(body.prompt_cache_key ?? null)}` +
       `,"reasoning":${reasoning},"safety_identifier":${jsonOf(body.safety_identifier ?? null)},"service_tier":null,"store":false` +
       `,"temperature":${jsonOf(body.temperature ?? 1)},"presence_penalty":0,"frequency_penalty":0` +
-      `,"text":${textJson},"tool_choice":${jsonOf(body.tool_choice ?? 'auto')},"tools":${Array.isArray(body.tools) ? toolsJson(body.tools) : '[]'},"top_logprobs":${jsonOf(body.top_logprobs ?? 0)}` +
+      `,"text":${textJson},"tool_choice":${jsonOf(body.tool_choice ?? 'auto')},"tools":${Array.isArray(body.tools) ? jsonOf(echoedTools(body.tools)) : '[]'},"top_logprobs":${jsonOf(body.top_logprobs ?? 0)}` +
       `,"top_p":${jsonOf(body.top_p ?? 1)},"truncation":"disabled"`,
     `"user":${jsonOf(body.user ?? null)},"metadata":${jsonOf(body.metadata ?? {})}`,
   ];
