@@ -19,7 +19,7 @@
 // The gateway's own echo may reuse created's instructions text too (client-encode-echo.ts).
 // created itself is read so too when it has the texts an earlier stream's created frame had
 // (echoed-texts.ts: an agent sends the same instructions and tools with every request).
-import type { JsonObject } from '../../chunks.js';
+import type { JsonObject, JsonValue } from '../../chunks.js';
 import { recogniseEvent } from './frame-layouts.js';
 import { parseResponseFrame, type ResponseFrame } from './response-frame.js';
 import { copyJson, KNOWN_INSTRUCTIONS, KNOWN_TOOLS, type Known } from './echoed-texts.js';
@@ -96,16 +96,9 @@ export class EchoedRequest {
   createdParsed(data: string, frame: ResponseFrame): void {
     const response = frame.parsed.response as JsonObject;
     const at = frame.members.get('instructions');
-    if (typeof response.instructions === 'string' && at !== undefined) {
-      this.instructions = { text: data.slice(at[0], at[1]), value: response.instructions };
-      this.span = at;
-      KNOWN_INSTRUCTIONS.remember(this.instructions.text, response.instructions);
-    }
+    if (typeof response.instructions === 'string' && at !== undefined) this.createdString(data.slice(at[0], at[1]), response.instructions, at);
     const tools = frame.members.get('tools');
-    if (Array.isArray(response.tools) && response.tools.length > 0 && tools !== undefined) {
-      this.tools = { text: data.slice(tools[0], tools[1]), value: response.tools };
-      KNOWN_TOOLS.remember(this.tools.text, copyJson(response.tools));
-    }
+    if (Array.isArray(response.tools) && response.tools.length > 0 && tools !== undefined) this.createdTools(data.slice(tools[0], tools[1]), response.tools);
   }
 
   /**
@@ -143,18 +136,22 @@ export class EchoedRequest {
     } else if (Array.isArray(response.tools) && response.tools.length > 0) {
       // read strictly after the instructions' placeholder: its text is the frame's own from there
       const r = read.members?.get('tools');
-      if (r !== undefined) {
-        this.tools = { text: read.text.slice(r[0], r[1]), value: response.tools };
-        KNOWN_TOOLS.remember(this.tools.text, copyJson(response.tools));
-      }
+      if (r !== undefined) this.createdTools(read.text.slice(r[0], r[1]), response.tools);
     }
     return read.parsed;
   }
 
+  /** created's instructions text, kept for this stream's later frames and remembered for later streams' */
   private createdString(text: string, value: string, span: [number, number]): void {
     this.instructions = { text, value };
     this.span = span;
     KNOWN_INSTRUCTIONS.remember(text, value);
+  }
+
+  /** created's tools text, likewise (remembered as a copy: the stream's own value may be changed later) */
+  private createdTools(text: string, value: JsonValue[]): void {
+    this.tools = { text, value };
+    KNOWN_TOOLS.remember(text, copyJson(value));
   }
 
   /**
