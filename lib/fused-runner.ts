@@ -269,6 +269,15 @@ export class FusedChain<O extends string | Buffer> implements Workable<O> {
     return joined;
   }
 
+  /**
+   * Whether the item `work` said to await comes from a stage that promised `waitsOnlyForStore`
+   * (lib/stage.ts): level i holds stage i − 1's outputs.
+   */
+  awaitsStoreOnly(): boolean {
+    const i = this.stack[this.depth - 1]!;
+    return i > 0 && this.stages[i - 1]!.waitsOnlyForStore === true;
+  }
+
   /** what the awaited async iterable (the level on top) gave */
   received(r: IteratorResult<unknown>): void {
     const i = this.stack[this.depth - 1]!;

@@ -106,6 +106,9 @@ export async function runPipeline<O extends string | Buffer | ChainNote>(ctx: Re
       try {
         w = fused.work();
         while (typeof w !== 'number') {
+          // a wait for the store alone keeps this turn's writes for the next one (request-io.ts)
+          if (fused.awaitsStoreOnly()) sink.holdForStore();
+          else sink.release();
           let r: IteratorResult<unknown>;
           try {
             r = await w;

@@ -94,6 +94,10 @@ export class ResponseSink {
   private lastWrite = 0;
   /** the pieces of a whole-document answer, sent by `end` */
   private held: (string | Buffer)[] | null = null;
+  /** the socket is corked by `holdForStore` (until `release`'s tick or `end`) */
+  private corked = false;
+  /** `release` queued its uncork for the end of this tick (a new hold before then cancels it) */
+  private releasing = false;
 
   constructor(
     private readonly ctx: RequestContext,
@@ -177,6 +181,42 @@ export class ResponseSink {
     this.timer = setTimeout(pingOf, idle >= this.pingMs ? this.pingMs : this.pingMs - idle, this);
   }
 
+  /**
+   * The chain waits for the store alone (settle's commit, lib/stage.ts `waitsOnlyForStore`): what was
+   * written in this tick stays in the socket (node:http itself flushes a tick's writes at its end)
+   * until the chain next waits for something else (`release`) or the answer ends (`end`: node:http
+   * uncorks). The answer's last frames then leave with the provider's last chunk and the stream's
+   * end, one commit later, in one write instead of two or three.
+   */
+  holdForStore(): void {
+    if (this.corked) {
+      this.releasing = false;
+      return;
+    }
+    if (!this.sent || this.whole) return;
+    this.res.cork();
+    this.corked = true;
+  }
+
+  /**
+   * The chain waits for something else (the provider): what is held goes out at the end of this
+   * tick, as node:http's own writes do, so that an end already on its way (the provider's body
+   * ended with its last chunk) still joins it.
+   */
+  release(): void {
+    if (!this.corked || this.releasing) return;
+    this.releasing = true;
+    process.nextTick(releaseOf, this);
+  }
+
+  /** `release`'s tick: uncork, unless a new hold or the end came first */
+  releaseNow(): void {
+    if (!this.releasing) return;
+    this.releasing = false;
+    this.corked = false;
+    if (!this.res.writableEnded) this.res.uncork();
+  }
+
   /** undefined when the piece went out (or was queued within the socket's buffer), else wait for the promise */
   write(chunk: string | Buffer): Promise<void> | undefined {
     if (this.whole) {
@@ -190,7 +230,10 @@ export class ResponseSink {
       this.lastWrite = Date.now();
       if (this.timer === null) this.timer = setTimeout(pingOf, this.pingMs, this);
     }
-    if (ok || res.destroyed) return undefined;
+    // held (`holdForStore`), the socket is not waited on ('drain' would never come while it is
+    // corked): what is queued goes out at the release or the end, and nothing more is written before
+    // them than the provider's chunk already in memory turned into
+    if (ok || res.destroyed || this.corked) return undefined;
     return new Promise((resolve) => {
       const done = (): void => {
         res.off('drain', done);
@@ -214,6 +257,8 @@ export class ResponseSink {
       return;
     }
     this.head();
+    this.corked = false; // node:http uncorks the socket at the end
+    this.releasing = false;
     this.res.end();
   }
 
@@ -232,6 +277,10 @@ function earlyPingOf(sink: ResponseSink): void {
 
 function pingOf(sink: ResponseSink): void {
   sink.ping();
+}
+
+function releaseOf(sink: ResponseSink): void {
+  sink.releaseNow();
 }
 
 /** Copy headers into the writer's own object (a loop: no spread, no new object). */

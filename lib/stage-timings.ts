@@ -18,9 +18,11 @@ export class StageTimings {
         totals.set(stage.name, totals.get(stage.name)! + performance.now() - t0);
       }
     };
+    // the step is the stage's own, so its promise about what it awaits still holds
     const wrapped: Stage<I, O> = {
       name: stage.name,
       step: (chunk, ctx) => timed(() => stage.step(chunk, ctx)),
+      ...(stage.waitsOnlyForStore === true ? { waitsOnlyForStore: true } : {}),
     };
     if (stage.flush) wrapped.flush = (ctx) => timed(() => stage.flush!(ctx));
     if (stage.note) wrapped.note = (note, ctx) => timed(() => stage.note!(note, ctx));

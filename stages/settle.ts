@@ -157,6 +157,8 @@ class SettleStage<T> implements Stage<T, T>, Settlement {
   readonly name = 'settle';
   /** it outputs its inputs alone (the completing one after its commit) */
   readonly outputsNoNotes = true;
+  /** its one async output (`settleThen`) waits for the ledger's commit alone */
+  readonly waitsOnlyForStore = true;
   routed: RoutedRequest | null = null;
   reservation: Reservation | null = null;
   countedTokens = 0;
