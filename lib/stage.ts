@@ -26,10 +26,11 @@ export interface Stage<I, O> {
   /**
    * A promise this stage makes (optional): an async iterable its `step` returns waits only for the
    * gateway's own store (settle's: the commit of the answer's charge), never for the provider, the
-   * client or a timer, and so ends within one commit. The server's writer (lib/pipeline.ts) then keeps
-   * what it wrote in the same event-loop turn just before that wait in the socket, with what follows
-   * it: the last frames of the provider's last chunk and the answer's final frames go out in one
-   * write (one segment, one wake-up of the client) instead of two, one commit apart.
+   * client or a timer, and so ends within one commit. While another answer is running, the server's
+   * writer (lib/pipeline.ts) then keeps what it wrote in the same tick just before that wait in the
+   * socket, with what follows it: the last frames of the provider's last chunk and the answer's final
+   * frames go out in one write (one segment, one wake-up of the client) instead of two, one commit
+   * apart.
    */
   readonly waitsOnlyForStore?: true;
   /** map one input chunk to outputs (an array, a generator, or nothing) */
