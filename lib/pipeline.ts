@@ -65,7 +65,7 @@ export function writeError(ctx: RequestContext, res: ServerResponse, error: Gate
  * Answers being worked in this process (`runPipeline` calls between their start and their end). An
  * answer's last chunk is held in the socket over its charge's commit (ResponseSink.holdForStore)
  * only while another answer is running: then the write it saves is CPU the others wait for (the
- * bench's stream rows: 10–30 % more answers a second at 16 and 64 connections); alone, the gateway
+ * bench's stream rows: 10–35 % more answers a second at 16 and 64 connections); alone, the gateway
  * writes at once and the client reads the answer while the commit runs (held, an idle gateway's
  * answer came 0.14–0.37 ms later at concurrency 1, and its first token too when the provider sent
  * the whole answer at once).
