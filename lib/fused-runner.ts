@@ -2,7 +2,7 @@
 // step, fed level by level. Its entry points (fuseStages, runFused, startFused) are in fused-chain.ts.
 import type { RequestContext } from './context.js';
 import { isNote, type ChainNote } from './notes.js';
-import { isAsyncIterable, tell, type Stage, type StageOutput } from './stage.js';
+import { isAsyncIterable, type Stage, type StageOutput } from './stage.js';
 import { joinPieces, Level } from './fused-level.js';
 import { allText, NO_NOTES, notePlaces, runTo } from './fused-runs.js';
 import { ENDED, READY, type Workable } from './fused-drive.js';
@@ -23,6 +23,16 @@ export class FusedChain<O extends string | Buffer> implements Workable<O> {
    * so none is asked whether it is a note (level 0, the chain's input, is always asked)
    */
   private readonly quiet: boolean[];
+  /**
+   * by stage number: whether it has `steps`, and whether it has `flush`, read once here. The stages
+   * are objects of many shapes, so each read of a member of one is a megamorphic load (a stub-cache
+   * probe, and a full lookup on a miss): asked once per stage per request here instead of once per
+   * level turn (`steps`) or for every stage at the end (`flush`)
+   */
+  private readonly batches: boolean[];
+  private readonly flushes: boolean[];
+  /** the stages with a `note` hook, in order: a note is told to these alone (see `tell`) */
+  private readonly hearers: number[] = [];
   /** by level number; undefined until the level is first pushed */
   private readonly levels: (Level | undefined)[];
   /** level numbers with items left, lowest first */
@@ -39,7 +49,27 @@ export class FusedChain<O extends string | Buffer> implements Workable<O> {
     this.n = stages.length;
     this.levels = new Array<Level | undefined>(this.n + 1).fill(undefined);
     const quiet = (this.quiet = new Array<boolean>(this.n + 1).fill(false));
-    for (let i = 0; i < this.n; i++) quiet[i + 1] = stages[i]!.outputsNoNotes === true;
+    const batches = (this.batches = new Array<boolean>(this.n).fill(false));
+    const flushes = (this.flushes = new Array<boolean>(this.n).fill(false));
+    for (let i = 0; i < this.n; i++) {
+      const stage = stages[i]!;
+      quiet[i + 1] = stage.outputsNoNotes === true;
+      batches[i] = stage.steps !== undefined;
+      flushes[i] = stage.flush !== undefined;
+      if (stage.note !== undefined) this.hearers.push(i);
+    }
+  }
+
+  /**
+   * A note output before stage `from`: every later stage's `note` hook hears it, in order (as
+   * lib/stage.ts `tell`), only the stages that have one asked.
+   */
+  private tell(from: number, note: ChainNote): void {
+    const { hearers, stages, ctx } = this;
+    for (let k = 0; k < hearers.length; k++) {
+      const i = hearers[k]!;
+      if (i >= from) stages[i]!.note!(note, ctx);
+    }
   }
 
   private level(i: number): Level {
@@ -57,7 +87,7 @@ export class FusedChain<O extends string | Buffer> implements Workable<O> {
     for (;;) {
       if (!quiet[i] && isNote(item)) {
         // a few per request: every later stage hears it, then the consumer
-        tell(stages, i, item, ctx);
+        this.tell(i, item);
         this.onNote?.(item);
         return;
       }
@@ -216,7 +246,7 @@ export class FusedChain<O extends string | Buffer> implements Workable<O> {
    */
   work(): Promise<IteratorResult<unknown>> | typeof READY | typeof ENDED {
     // `this.out`, not a copy of it: `batch` may hand the chain a new array of pieces
-    const { levels, stages, n } = this;
+    const { levels, stages, n, batches, flushes } = this;
     for (;;) {
       while (this.depth > 0) {
         const i = this.stack[this.depth - 1]!;
@@ -227,9 +257,8 @@ export class FusedChain<O extends string | Buffer> implements Workable<O> {
           throw err;
         }
         if (level.items !== undefined) {
-          const stage = i < n ? stages[i]! : undefined;
-          if (stage?.steps !== undefined) {
-            this.batch(i, level, stage);
+          if (i < n && batches[i]) {
+            this.batch(i, level, stages[i]!);
             continue;
           }
           const item = level.items[level.pos++];
@@ -255,7 +284,7 @@ export class FusedChain<O extends string | Buffer> implements Workable<O> {
         }
       }
       if (this.out.length > 0) return READY;
-      while (this.flushing < n && stages[this.flushing]!.flush === undefined) this.flushing++;
+      while (this.flushing < n && !flushes[this.flushing]) this.flushing++;
       if (this.flushing === n) return ENDED;
       const i = this.flushing++;
       this.through(i + 1, stages[i]!.flush!(this.ctx));
