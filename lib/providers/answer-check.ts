@@ -65,29 +65,6 @@ function contentIn(events: readonly CanonicalEvent[]): boolean {
 const FRAME_END = Buffer.from('\n\n');
 
 /**
- * A piece cut just after its first LF LF (so that blank line is its end and it holds no other) read
- * as eventsource-parser reads it when it holds no earlier text: the event and data of the layout
- * every provider writes, an optional `event:` line and one `data:` line (a space after the colon
- * dropped, an empty event name read as none); undefined for any other piece (a CR, a comment, an
- * `id:`, several data lines, a leading blank line...), which the parser reads.
- */
-export function plainFrame(text: string): { event: string | undefined; data: string } | undefined {
-  if (text.indexOf('\r') !== -1) return undefined;
-  let at = 0;
-  let event: string | undefined;
-  if (text.startsWith('event:')) {
-    const lf = text.indexOf('\n');
-    event = text.slice(text.charCodeAt(6) === 0x20 ? 7 : 6, lf) || undefined;
-    at = lf + 1;
-  }
-  if (!text.startsWith('data:', at)) return undefined;
-  const lf = text.indexOf('\n', at);
-  // the data line must be the frame's last: the blank line (the piece's end) follows it
-  if (lf !== text.length - 2) return undefined;
-  return { event, data: text.slice(text.charCodeAt(at + 5) === 0x20 ? at + 6 : at + 5, lf) };
-}
-
-/**
  * Where the bytes from `from` on stop being whole UTF-8 sequences: the start of a lead byte at the
  * very end whose sequence the chunk cuts short (it goes on in the next chunk), else the end.
  */
@@ -104,8 +81,7 @@ function wholeSequencesEnd(chunk: Buffer, from: number): number {
 
 class StreamCheck implements AnswerCheck {
   private readonly utf8 = new Utf8Stream();
-  /** made once a piece is not a plain whole frame (`plainFrame`); from then on every piece goes to it */
-  private parser: EventSourceParser | undefined = undefined;
+  private readonly parser: EventSourceParser;
   private content = false;
   private size = 0;
   /** the events decoded so far (handed on with the bytes they came from) */
@@ -116,41 +92,19 @@ class StreamCheck implements AnswerCheck {
   private start: CheckedStart | undefined = undefined;
   /** the chunks read */
   private readonly chunks: Buffer[] = [];
-  /** pieces read as plain frames, without the parser */
-  private plain = 0;
 
-  constructor(private readonly decoder: UpstreamDecoder) {}
-
-  /** one event of the stream, as the parser gives it */
-  private event(event: string | undefined, data: string): void {
-    if (this.content) {
-      this.past = true;
-      return;
-    }
-    const events = this.decoder.sse({ event, data });
-    for (const ev of events) this.events.push(ev);
-    this.content = contentIn(events);
-  }
-
-  /**
-   * One piece of the stream's text: a whole frame in the plain layout (`plainFrame`) is read here,
-   * as the parser would read it, while the parser has been fed nothing (so it holds no part of a
-   * line or an event); anything else, and every piece after it, goes to the parser, made then. The
-   * parser strips a byte-order mark from the first text it is fed: fed after plain frames, it is
-   * told first that the stream's start is behind it (an empty feed), as it would know had it read them.
-   */
-  private read(text: string, whole: boolean): void {
-    if (this.parser === undefined) {
-      const frame = whole ? plainFrame(text) : undefined;
-      if (frame !== undefined) {
-        this.plain++;
-        this.event(frame.event, frame.data);
-        return;
-      }
-      this.parser = createParser({ onEvent: (m) => this.event(m.event, m.data) });
-      if (this.plain > 0) this.parser.feed('');
-    }
-    this.parser.feed(text);
+  constructor(private readonly decoder: UpstreamDecoder) {
+    this.parser = createParser({
+      onEvent: (m) => {
+        if (this.content) {
+          this.past = true;
+          return;
+        }
+        const events = decoder.sse({ event: m.event, data: m.data });
+        for (const ev of events) this.events.push(ev);
+        this.content = contentIn(events);
+      },
+    });
   }
 
   /**
@@ -168,7 +122,7 @@ class StreamCheck implements AnswerCheck {
     while (from < chunk.length && !this.content) {
       blank = chunk.indexOf(FRAME_END, from);
       const to = blank === -1 ? chunk.length : blank + 2;
-      this.read(this.decode(from === 0 && to === chunk.length ? chunk : chunk.subarray(from, to)), blank !== -1);
+      this.parser.feed(this.decode(from === 0 && to === chunk.length ? chunk : chunk.subarray(from, to)));
       from = to;
     }
     if (this.content && blank !== -1 && !this.past) {
