@@ -6,6 +6,7 @@ import { isAsyncIterable, type Stage, type StageOutput } from './stage.js';
 import { joinPieces, Level } from './fused-level.js';
 import { allText, NO_NOTES, notePlaces, runTo } from './fused-runs.js';
 import { ENDED, READY, type Workable } from './fused-drive.js';
+import { StageFacts } from './fused-stages.js';
 
 /**
  * The state of one fused chain: the levels with items left, as a stack (the highest level on top:
@@ -18,21 +19,10 @@ export class FusedChain<O extends string | Buffer> implements Workable<O> {
   /** the pieces of output since the last `take` */
   private out: O[] = [];
   private readonly n: number;
-  /**
-   * by level number: its items are the outputs of a stage that promised `outputsNoNotes` (lib/stage.ts),
-   * so none is asked whether it is a note (level 0, the chain's input, is always asked)
-   */
+  /** what the runner reads of each stage once (fused-stages.ts) */
+  private readonly facts: StageFacts;
+  /** by level number: whether its items are known not to be notes (`facts.quiet`) */
   private readonly quiet: boolean[];
-  /**
-   * by stage number: whether it has `steps`, and whether it has `flush`, read once here. The stages
-   * are objects of many shapes, so each read of a member of one is a megamorphic load (a stub-cache
-   * probe, and a full lookup on a miss): asked once per stage per request here instead of once per
-   * level turn (`steps`) or for every stage at the end (`flush`)
-   */
-  private readonly batches: boolean[];
-  private readonly flushes: boolean[];
-  /** the stages with a `note` hook, in order: a note is told to these alone (see `tell`) */
-  private readonly hearers: number[] = [];
   /** by level number; undefined until the level is first pushed */
   private readonly levels: (Level | undefined)[];
   /** level numbers with items left, lowest first */
@@ -48,28 +38,8 @@ export class FusedChain<O extends string | Buffer> implements Workable<O> {
   ) {
     this.n = stages.length;
     this.levels = new Array<Level | undefined>(this.n + 1).fill(undefined);
-    const quiet = (this.quiet = new Array<boolean>(this.n + 1).fill(false));
-    const batches = (this.batches = new Array<boolean>(this.n).fill(false));
-    const flushes = (this.flushes = new Array<boolean>(this.n).fill(false));
-    for (let i = 0; i < this.n; i++) {
-      const stage = stages[i]!;
-      quiet[i + 1] = stage.outputsNoNotes === true;
-      batches[i] = stage.steps !== undefined;
-      flushes[i] = stage.flush !== undefined;
-      if (stage.note !== undefined) this.hearers.push(i);
-    }
-  }
-
-  /**
-   * A note output before stage `from`: every later stage's `note` hook hears it, in order (as
-   * lib/stage.ts `tell`), only the stages that have one asked.
-   */
-  private tell(from: number, note: ChainNote): void {
-    const { hearers, stages, ctx } = this;
-    for (let k = 0; k < hearers.length; k++) {
-      const i = hearers[k]!;
-      if (i >= from) stages[i]!.note!(note, ctx);
-    }
+    this.facts = new StageFacts(stages);
+    this.quiet = this.facts.quiet;
   }
 
   private level(i: number): Level {
@@ -87,7 +57,7 @@ export class FusedChain<O extends string | Buffer> implements Workable<O> {
     for (;;) {
       if (!quiet[i] && isNote(item)) {
         // a few per request: every later stage hears it, then the consumer
-        this.tell(i, item);
+        this.facts.tell(stages, i, item, ctx);
         this.onNote?.(item);
         return;
       }
@@ -246,7 +216,8 @@ export class FusedChain<O extends string | Buffer> implements Workable<O> {
    */
   work(): Promise<IteratorResult<unknown>> | typeof READY | typeof ENDED {
     // `this.out`, not a copy of it: `batch` may hand the chain a new array of pieces
-    const { levels, stages, n, batches, flushes } = this;
+    const { levels, stages, n } = this;
+    const { batches, flushes } = this.facts;
     for (;;) {
       while (this.depth > 0) {
         const i = this.stack[this.depth - 1]!;
