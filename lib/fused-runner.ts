@@ -2,10 +2,11 @@
 // step, fed level by level. Its entry points (fuseStages, runFused, startFused) are in fused-chain.ts.
 import type { RequestContext } from './context.js';
 import { isNote, type ChainNote } from './notes.js';
-import { isAsyncIterable, tell, type Stage, type StageOutput } from './stage.js';
+import { isAsyncIterable, type Stage, type StageOutput } from './stage.js';
 import { joinPieces, Level } from './fused-level.js';
 import { allText, NO_NOTES, notePlaces, runTo } from './fused-runs.js';
 import { ENDED, READY, type Workable } from './fused-drive.js';
+import { StageFacts } from './fused-stages.js';
 
 /**
  * The state of one fused chain: the levels with items left, as a stack (the highest level on top:
@@ -18,10 +19,9 @@ export class FusedChain<O extends string | Buffer> implements Workable<O> {
   /** the pieces of output since the last `take` */
   private out: O[] = [];
   private readonly n: number;
-  /**
-   * by level number: its items are the outputs of a stage that promised `outputsNoNotes` (lib/stage.ts),
-   * so none is asked whether it is a note (level 0, the chain's input, is always asked)
-   */
+  /** what the runner reads of each stage once (fused-stages.ts) */
+  private readonly facts: StageFacts;
+  /** by level number: whether its items are known not to be notes (`facts.quiet`) */
   private readonly quiet: boolean[];
   /** by level number; undefined until the level is first pushed */
   private readonly levels: (Level | undefined)[];
@@ -38,8 +38,8 @@ export class FusedChain<O extends string | Buffer> implements Workable<O> {
   ) {
     this.n = stages.length;
     this.levels = new Array<Level | undefined>(this.n + 1).fill(undefined);
-    const quiet = (this.quiet = new Array<boolean>(this.n + 1).fill(false));
-    for (let i = 0; i < this.n; i++) quiet[i + 1] = stages[i]!.outputsNoNotes === true;
+    this.facts = new StageFacts(stages);
+    this.quiet = this.facts.quiet;
   }
 
   private level(i: number): Level {
@@ -57,7 +57,7 @@ export class FusedChain<O extends string | Buffer> implements Workable<O> {
     for (;;) {
       if (!quiet[i] && isNote(item)) {
         // a few per request: every later stage hears it, then the consumer
-        tell(stages, i, item, ctx);
+        this.facts.tell(stages, i, item, ctx);
         this.onNote?.(item);
         return;
       }
@@ -217,6 +217,7 @@ export class FusedChain<O extends string | Buffer> implements Workable<O> {
   work(): Promise<IteratorResult<unknown>> | typeof READY | typeof ENDED {
     // `this.out`, not a copy of it: `batch` may hand the chain a new array of pieces
     const { levels, stages, n } = this;
+    const { batches, flushes } = this.facts;
     for (;;) {
       while (this.depth > 0) {
         const i = this.stack[this.depth - 1]!;
@@ -227,9 +228,8 @@ export class FusedChain<O extends string | Buffer> implements Workable<O> {
           throw err;
         }
         if (level.items !== undefined) {
-          const stage = i < n ? stages[i]! : undefined;
-          if (stage?.steps !== undefined) {
-            this.batch(i, level, stage);
+          if (i < n && batches[i]) {
+            this.batch(i, level, stages[i]!);
             continue;
           }
           const item = level.items[level.pos++];
@@ -255,7 +255,7 @@ export class FusedChain<O extends string | Buffer> implements Workable<O> {
         }
       }
       if (this.out.length > 0) return READY;
-      while (this.flushing < n && stages[this.flushing]!.flush === undefined) this.flushing++;
+      while (this.flushing < n && !flushes[this.flushing]) this.flushing++;
       if (this.flushing === n) return ENDED;
       const i = this.flushing++;
       this.through(i + 1, stages[i]!.flush!(this.ctx));

@@ -120,7 +120,7 @@ export class ResponseSink {
         break;
       case 'routed':
         if (n.routed.request.stream && this.earlyKeepalive !== null && !this.sent && this.early === null) {
-          this.early = setTimeout(earlyPingOf, this.pingMs, this);
+          this.early = setTimeout(timerOf, this.pingMs, this);
         }
         break;
       case 'head':
@@ -155,13 +155,25 @@ export class ResponseSink {
     this.head();
     res.write(this.keepalive);
     this.lastWrite = Date.now();
-    if (this.timer === null) this.timer = setTimeout(pingOf, this.pingMs, this);
+    if (this.timer === null) this.timer = setTimeout(timerOf, this.pingMs, this);
+  }
+
+  /** either timer fired: the early one while it is armed (the two are never armed at once) */
+  fired(): void {
+    if (this.early !== null) this.earlyPing();
+    else this.ping();
   }
 
   private head(): void {
-    if (this.early !== null) {
-      clearTimeout(this.early);
+    const early = this.early;
+    if (early !== null) {
       this.early = null;
+      // a streaming answer's first write: the early timer goes on as the keep-alive timer (one timer
+      // a request, not one cleared and another made). It was armed before this write, so it fires
+      // at most `pingMs` after it, and `ping` then waits out the rest of `pingMs` since the last
+      // write, as it does after any write: a frame still goes only after `pingMs` of silence
+      if (this.keepalive !== null && this.timer === null && !this.whole) this.timer = early;
+      else clearTimeout(early);
     }
     if (this.sent) return;
     this.res.writeHead(this.status, this.headers);
@@ -178,7 +190,7 @@ export class ResponseSink {
       res.write(this.keepalive);
       this.lastWrite = Date.now();
     }
-    this.timer = setTimeout(pingOf, idle >= this.pingMs ? this.pingMs : this.pingMs - idle, this);
+    this.timer = setTimeout(timerOf, idle >= this.pingMs ? this.pingMs : this.pingMs - idle, this);
   }
 
   /**
@@ -228,7 +240,7 @@ export class ResponseSink {
     const ok = res.write(chunk);
     if (this.keepalive !== null) {
       this.lastWrite = Date.now();
-      if (this.timer === null) this.timer = setTimeout(pingOf, this.pingMs, this);
+      if (this.timer === null) this.timer = setTimeout(timerOf, this.pingMs, this);
     }
     // held (`holdForStore`), the socket is not waited on ('drain' would never come while it is
     // corked): what is queued goes out at the release or the end, and nothing more is written before
@@ -271,12 +283,8 @@ export class ResponseSink {
 }
 
 // The timers' callbacks: one function for every writer, given the writer (no bound closure per request).
-function earlyPingOf(sink: ResponseSink): void {
-  sink.earlyPing();
-}
-
-function pingOf(sink: ResponseSink): void {
-  sink.ping();
+function timerOf(sink: ResponseSink): void {
+  sink.fired();
 }
 
 function releaseOf(sink: ResponseSink): void {

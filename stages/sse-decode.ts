@@ -18,7 +18,7 @@ import type { UpstreamMessage } from '../lib/chunks.js';
 import type { RequestContext } from '../lib/context.js';
 import type { GatewayError } from '../lib/errors.js';
 import { errors } from '../lib/errors/index.js';
-import type { Upstream } from '../lib/notes.js';
+import type { ChainNote, Upstream } from '../lib/notes.js';
 import { CHECKED_START, type CheckedAnswer } from '../lib/providers/checked-answer.js';
 import type { Stage } from '../lib/stage.js';
 import { Utf8Stream } from '../lib/utf8-stream.js';
@@ -54,66 +54,80 @@ function firstSignificant(chunk: Uint8Array): number {
   return -1;
 }
 
-export function sseDecode(opts: SseDecodeOptions = {}): Stage<Buffer, UpstreamMessage> {
-  const maxEventSize = opts.maxEventSize ?? 16 * MiB;
-  const maxJsonBytes = opts.maxJsonBytes ?? 16 * MiB;
-  const utf8 = new Utf8Stream();
-  let mode: 'sse' | 'json' | undefined;
+/**
+ * The stage of one answer: a class, so that its methods are made once, not as closures per request
+ * (each first called through V8's lazy-compile stub, and each an allocation); only the parser's two
+ * callbacks are closures, made with the parser on the first text.
+ */
+class SseDecode implements Stage<Buffer, UpstreamMessage> {
+  readonly name = 'sse-decode';
+  // messages it makes of the bytes (CHECKED_START among them), never a note
+  readonly outputsNoNotes = true as const;
+  private readonly maxEventSize: number;
+  private readonly maxJsonBytes: number;
+  private readonly utf8 = new Utf8Stream();
+  private mode: 'sse' | 'json' | undefined = undefined;
   /** JSON body parts, or bytes held back while 'auto' has seen only whitespace */
-  let held: Buffer[] = [];
-  let heldBytes = 0;
-  let out: UpstreamMessage[] | undefined;
-  let overflow = false;
-  let parser: EventSourceParser | undefined;
+  private held: Buffer[] = [];
+  private heldBytes = 0;
+  private out: UpstreamMessage[] | undefined = undefined;
+  private overflow = false;
+  private parser: EventSourceParser | undefined = undefined;
   /** the deployment that answered (dispatch's `upstream` note) */
-  let upstream: Upstream | null = null;
+  private upstream: Upstream | null = null;
   /** what the answer check decoded of it (the same note), until taken */
-  let checked: CheckedAnswer | undefined;
+  private checked: CheckedAnswer | undefined = undefined;
   /** the text fed so far ended with a CR: the parser waits to see whether an LF follows */
-  let endsInCr = false;
+  private endsInCr = false;
   /** bytes at the start of the stream the answer check decoded already: skipped */
-  let skip = 0;
+  private skip = 0;
 
-  function newParser(): EventSourceParser {
+  constructor(private readonly opts: SseDecodeOptions) {
+    this.maxEventSize = opts.maxEventSize ?? 16 * MiB;
+    this.maxJsonBytes = opts.maxJsonBytes ?? 16 * MiB;
+  }
+
+  private newParser(): EventSourceParser {
+    const maxEventSize = this.maxEventSize;
     return createParser({
       maxBufferSize: maxEventSize,
-      onEvent(m) {
-        if (m.data.length > maxEventSize) overflow = true;
+      onEvent: (m) => {
+        if (m.data.length > maxEventSize) this.overflow = true;
         else {
           // a chunk's first message in a literal of one, not pushed to an empty array (which grows
           // to 17 slots): a chunk of a streamed answer often holds one frame
           const msg: UpstreamMessage = { kind: 'sse', event: m.event, data: m.data };
-          if (out === undefined) out = [msg];
-          else out.push(msg);
+          if (this.out === undefined) this.out = [msg];
+          else this.out.push(msg);
         }
       },
-      onError(err) {
+      onError: (err) => {
         // unknown fields and bad `retry:` values are ignored, as the SSE spec says
-        if (err.type === 'max-buffer-size-exceeded') overflow = true;
+        if (err.type === 'max-buffer-size-exceeded') this.overflow = true;
       },
     });
   }
 
-  function decodeText(chunk: Uint8Array | undefined): string {
+  private decodeText(chunk: Uint8Array | undefined): string {
     try {
-      return chunk === undefined ? utf8.end() : utf8.decode(chunk);
+      return chunk === undefined ? this.utf8.end() : this.utf8.decode(chunk);
     } catch (err) {
       throw integrityError('the event stream is not valid UTF-8', err);
     }
   }
 
-  function feedSse(chunk: Uint8Array | undefined): UpstreamMessage[] | undefined {
-    let text = decodeText(chunk);
+  private feedSse(chunk: Uint8Array | undefined): UpstreamMessage[] | undefined {
+    let text = this.decodeText(chunk);
     // At the end, a final CR ends its line (no LF can follow): an LF tells the parser so, adding no
     // line. Without it an event stream with CR line ends would lose its last event.
-    if (chunk === undefined && endsInCr) text += '\n';
+    if (chunk === undefined && this.endsInCr) text += '\n';
     if (text !== '') {
-      (parser ??= newParser()).feed(text);
-      endsInCr = text.charCodeAt(text.length - 1) === 0x0d;
+      (this.parser ??= this.newParser()).feed(text);
+      this.endsInCr = text.charCodeAt(text.length - 1) === 0x0d;
     }
-    if (overflow) throw integrityError(`an event exceeds the maximum size of ${maxEventSize} characters`);
-    const ready = out;
-    out = undefined;
+    if (this.overflow) throw integrityError(`an event exceeds the maximum size of ${this.maxEventSize} characters`);
+    const ready = this.out;
+    this.out = undefined;
     return ready;
   }
 
@@ -121,12 +135,12 @@ export function sseDecode(opts: SseDecodeOptions = {}): Stage<Buffer, UpstreamMe
    * A stream's default mode was just decided: the start the answer check decoded is skipped, unless
    * it is longer than an event may be (its frames must meet this stage's bound: read them again).
    */
-  function skipCheckedStart(): boolean {
-    const start = checked;
-    checked = undefined;
-    if (start === undefined || start.kind !== 'start' || start.bytes > maxEventSize) return false;
-    skip = start.bytes;
-    utf8.readBefore();
+  private skipCheckedStart(): boolean {
+    const start = this.checked;
+    this.checked = undefined;
+    if (start === undefined || start.kind !== 'start' || start.bytes > this.maxEventSize) return false;
+    this.skip = start.bytes;
+    this.utf8.readBefore();
     return true;
   }
 
@@ -135,84 +149,88 @@ export function sseDecode(opts: SseDecodeOptions = {}): Stage<Buffer, UpstreamMe
    * chunks the check held as they came, not joined: a chunk that outputs nothing costs no write),
    * then CHECKED_START in its place and what follows it in that chunk.
    */
-  function skipping(chunk: Buffer): UpstreamMessage[] | undefined {
+  private skipping(chunk: Buffer): UpstreamMessage[] | undefined {
+    const skip = this.skip;
     if (chunk.length < skip) {
-      skip -= chunk.length;
+      this.skip = skip - chunk.length;
       return undefined;
     }
-    const ready = chunk.length === skip ? undefined : feedSse(chunk.subarray(skip));
-    skip = 0;
+    const ready = chunk.length === skip ? undefined : this.feedSse(chunk.subarray(skip));
+    this.skip = 0;
     if (ready === undefined) return [CHECKED_START];
     ready.unshift(CHECKED_START);
     return ready;
   }
 
-  function hold(chunk: Buffer): void {
-    heldBytes += chunk.length;
-    if (heldBytes > maxJsonBytes) throw integrityError(`the response body exceeds ${maxJsonBytes} bytes`);
-    held.push(chunk);
+  private hold(chunk: Buffer): void {
+    this.heldBytes += chunk.length;
+    if (this.heldBytes > this.maxJsonBytes) throw integrityError(`the response body exceeds ${this.maxJsonBytes} bytes`);
+    this.held.push(chunk);
   }
 
   /** SSE was just decided: feed the whitespace held back so far, then `last` (undefined = end of input). */
-  function feedHeld(last: Buffer | undefined): UpstreamMessage[] | undefined {
+  private feedHeld(last: Buffer | undefined): UpstreamMessage[] | undefined {
     let ready: UpstreamMessage[] | undefined;
-    for (const part of held) {
-      const got = feedSse(part);
+    for (const part of this.held) {
+      const got = this.feedSse(part);
       if (got) ready = ready ? ready.concat(got) : got;
     }
-    held = [];
-    heldBytes = 0;
-    const got = feedSse(last);
+    this.held = [];
+    this.heldBytes = 0;
+    const got = this.feedSse(last);
     return ready && got ? ready.concat(got) : (ready ?? got);
   }
 
-  function decide(ctx: RequestContext, first: number): 'sse' | 'json' | undefined {
-    const wanted = (opts.mode ?? defaultMode)(ctx, upstream);
+  private decide(ctx: RequestContext, first: number): 'sse' | 'json' | undefined {
+    const wanted = (this.opts.mode ?? defaultMode)(ctx, this.upstream);
     if (wanted !== 'auto') return wanted;
     if (first === -1) return undefined;
     return first === 0x7b || first === 0x5b ? 'json' : 'sse';
   }
 
-  return {
-    name: 'sse-decode',
-    // messages it makes of the bytes (CHECKED_START among them), never a note
-    outputsNoNotes: true,
-    note(n) {
-      if (n.note === 'upstream') {
-        upstream = n.upstream;
-        checked = n.checked;
-      }
-    },
-    step(chunk, ctx) {
-      if (mode === 'sse') return skip === 0 ? feedSse(chunk) : skipping(chunk);
-      if (mode === 'json') {
-        hold(chunk);
-        return undefined;
-      }
-      mode = decide(ctx, firstSignificant(chunk));
-      if (mode === 'sse' && opts.mode === undefined && held.length === 0 && skipCheckedStart()) return skipping(chunk);
-      if (mode === 'sse') return feedHeld(chunk);
-      hold(chunk);
+  note(n: ChainNote): void {
+    if (n.note === 'upstream') {
+      this.upstream = n.upstream;
+      this.checked = n.checked;
+    }
+  }
+
+  step(chunk: Buffer, ctx: RequestContext): UpstreamMessage[] | undefined {
+    const mode = this.mode;
+    if (mode === 'sse') return this.skip === 0 ? this.feedSse(chunk) : this.skipping(chunk);
+    if (mode === 'json') {
+      this.hold(chunk);
       return undefined;
-    },
-    flush(ctx) {
-      mode ??= decide(ctx, -1) ?? 'sse';
-      if (mode === 'sse') return feedHeld(undefined);
-      const json = checked;
-      checked = undefined;
-      if (json !== undefined && json.kind === 'json' && held.length === 1 && held[0] === json.bytes) {
-        held = [];
-        return [{ kind: 'json', body: json.body }];
-      }
-      const bytes = held.length === 1 ? held[0]! : Buffer.concat(held, heldBytes);
-      held = [];
-      let body: string;
-      try {
-        body = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-      } catch (err) {
-        throw integrityError('the response body is not valid UTF-8', err);
-      }
-      return [{ kind: 'json', body }];
-    },
-  };
+    }
+    const decided = (this.mode = this.decide(ctx, firstSignificant(chunk)));
+    if (decided === 'sse' && this.opts.mode === undefined && this.held.length === 0 && this.skipCheckedStart()) return this.skipping(chunk);
+    if (decided === 'sse') return this.feedHeld(chunk);
+    this.hold(chunk);
+    return undefined;
+  }
+
+  flush(ctx: RequestContext): UpstreamMessage[] | undefined {
+    const mode = (this.mode ??= this.decide(ctx, -1) ?? 'sse');
+    if (mode === 'sse') return this.feedHeld(undefined);
+    const json = this.checked;
+    this.checked = undefined;
+    const held = this.held;
+    if (json !== undefined && json.kind === 'json' && held.length === 1 && held[0] === json.bytes) {
+      this.held = [];
+      return [{ kind: 'json', body: json.body }];
+    }
+    const bytes = held.length === 1 ? held[0]! : Buffer.concat(held, this.heldBytes);
+    this.held = [];
+    let body: string;
+    try {
+      body = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    } catch (err) {
+      throw integrityError('the response body is not valid UTF-8', err);
+    }
+    return [{ kind: 'json', body }];
+  }
+}
+
+export function sseDecode(opts: SseDecodeOptions = {}): Stage<Buffer, UpstreamMessage> {
+  return new SseDecode(opts);
 }
