@@ -26,26 +26,30 @@ export function indexField(obj: JsonObject, where: string): number {
   return value;
 }
 
-const USAGE_KEYS = [
-  ['input_tokens', 'input'],
-  ['output_tokens', 'output'],
-  ['cache_read_input_tokens', 'cacheRead'],
-  ['cache_creation_input_tokens', 'cacheWrite'],
-] as const;
+/** a wire count: null or absent → undefined; a present non-number is an integrity error */
+function count(value: JsonValue | undefined, wire: string, where: string): number | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'number') throw integrityError(`${where}.${wire} must be a number`);
+  return value;
+}
 
 /**
  * The usage fields present in a wire usage object (`input_tokens` excludes cache, as canonical
  * `input` does). Null or absent fields are left out; a present non-number is an integrity error.
- * Range checks (non-negative integers) belong to the integrity stage.
+ * Range checks (non-negative integers) belong to the integrity stage. The members are read by name
+ * and the fields set in this order (input, output, cacheRead, cacheWrite), not through a table of
+ * keys: one load each instead of a keyed load and store by a key from the table.
  */
 export function usageFromWire(usage: JsonObject, where: string): Partial<Usage> {
   const out: Partial<Usage> = {};
-  for (const [wire, key] of USAGE_KEYS) {
-    const value = usage[wire];
-    if (value === undefined || value === null) continue;
-    if (typeof value !== 'number') throw integrityError(`${where}.${wire} must be a number`);
-    out[key] = value;
-  }
+  const input = count(usage.input_tokens, 'input_tokens', where);
+  if (input !== undefined) out.input = input;
+  const output = count(usage.output_tokens, 'output_tokens', where);
+  if (output !== undefined) out.output = output;
+  const cacheRead = count(usage.cache_read_input_tokens, 'cache_read_input_tokens', where);
+  if (cacheRead !== undefined) out.cacheRead = cacheRead;
+  const cacheWrite = count(usage.cache_creation_input_tokens, 'cache_creation_input_tokens', where);
+  if (cacheWrite !== undefined) out.cacheWrite = cacheWrite;
   const server = usage.server_tool_use;
   if (isObject(server)) {
     const searches = server.web_search_requests;
@@ -80,19 +84,30 @@ export function usageToWire(usage: Partial<Usage>): JsonObject {
   return out;
 }
 
-const STOP_FROM_WIRE: Record<string, StopReason> = {
-  end_turn: { kind: 'end' },
-  max_tokens: { kind: 'length' },
-  tool_use: { kind: 'tool-calls' },
-  pause_turn: { kind: 'pause' },
-  refusal: { kind: 'content-filter' },
-};
-
+/**
+ * `stop_reason` → StopReason (a new object each call); unknown reasons are kept as `other`. A switch,
+ * not a lookup in a table: the reason is a string read from the frame (not internalized), which a
+ * keyed lookup must first find in the string table.
+ */
 export function stopFromWire(reason: JsonValue | undefined, sequence: JsonValue | undefined, where: string): StopReason | null {
   if (reason === null || reason === undefined) return null;
   if (typeof reason !== 'string') throw integrityError(`${where}.stop_reason must be a string or null`);
-  if (reason === 'stop_sequence') return { kind: 'stop-sequence', sequence: typeof sequence === 'string' ? sequence : null };
-  return Object.hasOwn(STOP_FROM_WIRE, reason) ? { ...STOP_FROM_WIRE[reason]! } : { kind: 'other', value: reason };
+  switch (reason) {
+    case 'stop_sequence':
+      return { kind: 'stop-sequence', sequence: typeof sequence === 'string' ? sequence : null };
+    case 'end_turn':
+      return { kind: 'end' };
+    case 'max_tokens':
+      return { kind: 'length' };
+    case 'tool_use':
+      return { kind: 'tool-calls' };
+    case 'pause_turn':
+      return { kind: 'pause' };
+    case 'refusal':
+      return { kind: 'content-filter' };
+    default:
+      return { kind: 'other', value: reason };
+  }
 }
 
 const STOP_TO_WIRE: Record<Exclude<StopReason['kind'], 'other'>, string> = {

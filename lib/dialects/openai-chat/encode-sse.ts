@@ -49,8 +49,14 @@ export class ChatSseEncoder {
   private readonly input: EncoderInput;
   private readonly exclude: boolean;
   private readonly created = Math.floor(Date.now() / 1000);
-  /** `data: {"id":…,"object":…,"created":…,"model":…,` */
-  private head: string;
+  /**
+   * `data: {"id":…,"object":…,"created":…,"model":…,`, made the first time a frame is re-encoded
+   * (`envelopeHead`): a stream whose frames all go through never writes one. `headId` and
+   * `headModel` are what it is made of (the gateway's id and the catalog model until message-start).
+   */
+  private head: string | undefined = undefined;
+  private headId: string;
+  private headModel: string;
   /** canonical block index → state; undefined: dropped block */
   readonly blocks: (Block | undefined)[] = [];
   private tools = 0;
@@ -65,7 +71,8 @@ export class ChatSseEncoder {
   constructor(opts: ChatSseOptions) {
     this.input = opts.input;
     this.exclude = excludeReasoning(opts.input);
-    this.head = this.envelope(`chatcmpl-${opts.requestId}`, opts.input.routed?.modelId ?? '');
+    this.headId = `chatcmpl-${opts.requestId}`;
+    this.headModel = opts.input.routed?.modelId ?? '';
   }
 
   encode(ev: CanonicalEvent): string {
@@ -113,15 +120,21 @@ export class ChatSseEncoder {
     return `data: {"id":${JSON.stringify(id)},"object":"chat.completion.chunk","created":${this.created},"model":${JSON.stringify(model)},`;
   }
 
+  private envelopeHead(): string {
+    return (this.head ??= this.envelope(this.headId, this.headModel));
+  }
+
   /** one frame: `delta` and `finish` are JSON text, `extra` is appended after `choices` */
   chunk(delta: string, finish = 'null', extra = ''): string {
-    return `${this.head}"choices":[{"index":0,"delta":${delta},"finish_reason":${finish}}]${extra}}\n\n`;
+    return `${this.envelopeHead()}"choices":[{"index":0,"delta":${delta},"finish_reason":${finish}}]${extra}}\n\n`;
   }
 
   /** message-start: the envelope of every later frame, re-encoded or through */
   private begin(id: string, upstreamModel: string, usage: Usage): void {
     const model = servedModel(this.input, upstreamModel);
-    this.head = this.envelope(id, model);
+    this.headId = id;
+    this.headModel = model;
+    this.head = undefined;
     this.served = { model, modelJson: JSON.stringify(model) };
     mergeUsage(this.seen, usage);
   }
@@ -203,7 +216,7 @@ export class ChatSseEncoder {
   end(): string {
     this.ended = true;
     const usage = JSON.stringify(chatUsage(this.input, this.seen));
-    return `${this.head}"choices":[],"usage":${usage},"gateway":${JSON.stringify(chatGateway(this.input))}}\n\n${DONE}`;
+    return `${this.envelopeHead()}"choices":[],"usage":${usage},"gateway":${JSON.stringify(chatGateway(this.input))}}\n\n${DONE}`;
   }
 }
 

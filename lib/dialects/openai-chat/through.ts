@@ -55,8 +55,8 @@ function plainChunk(chunk: JsonObject, start: boolean, usage: boolean): boolean 
 }
 
 export class ThroughRule {
-  /** canonical indexes of the text blocks */
-  private readonly text = new Set<number>();
+  /** canonical indexes of the text blocks (true at each; an array, not a Set: read for every content frame) */
+  private readonly text: boolean[] = [];
   /** the finish_reason a frame that went through carried */
   private finish: string | undefined;
   /** the frame with message-delta went through */
@@ -79,12 +79,12 @@ export class ThroughRule {
           start = true;
           break;
         case 'block-start':
-          if (ev.block.kind === 'text') this.text.add(ev.index);
+          if (ev.block.kind === 'text') this.text[ev.index] = true;
           else plain = false;
           break;
         case 'text-delta':
         case 'block-stop':
-          if (!this.text.has(ev.index)) plain = false;
+          if (this.text[ev.index] !== true) plain = false;
           break;
         case 'message-delta':
           delta = ev;
@@ -119,7 +119,7 @@ export class ThroughRule {
 
   /** mark() of a content frame in its recognised layout, not the first, whose one event is a text delta for block `index` */
   markText(native: NativeFrame, index: number): void {
-    if (this.text.has(index)) native.through = 'frame';
+    if (this.text[index] === true) native.through = 'frame';
   }
 
   /** [DONE] goes through when the frame with message-delta did (the re-encoder writes the usage chunk otherwise). */

@@ -23,19 +23,27 @@ export function toolCallBlock(id: string, name: string, extra: JsonValue | undef
   return isObject(extra) ? { kind: 'tool-call', id, name, input: null, extra } : { kind: 'tool-call', id, name, input: null };
 }
 
-const FINISH: Record<string, StopReason> = {
-  stop: { kind: 'end' },
-  length: { kind: 'length' },
-  tool_calls: { kind: 'tool-calls' },
-  function_call: { kind: 'tool-calls' },
-  content_filter: { kind: 'content-filter' },
-};
-
-/** `finish_reason` → StopReason; undefined while the choice has none. Unknown values are kept as `other`. */
+/**
+ * `finish_reason` → StopReason; undefined while the choice has none. Unknown values are kept as `other`.
+ * A switch, not a lookup in a table: the reason is a string read from the frame (not internalized),
+ * which a keyed lookup must first find in the string table; each call returns a new object.
+ */
 export function finishFromWire(reason: JsonValue | undefined, where: string): StopReason | undefined {
   if (reason === undefined || reason === null) return undefined;
   if (typeof reason !== 'string') throw integrityError(`${where}.finish_reason must be a string or null`);
-  return Object.hasOwn(FINISH, reason) ? { ...FINISH[reason]! } : { kind: 'other', value: reason };
+  switch (reason) {
+    case 'stop':
+      return { kind: 'end' };
+    case 'length':
+      return { kind: 'length' };
+    case 'tool_calls':
+    case 'function_call':
+      return { kind: 'tool-calls' };
+    case 'content_filter':
+      return { kind: 'content-filter' };
+    default:
+      return { kind: 'other', value: reason };
+  }
 }
 
 /**
@@ -48,8 +56,8 @@ export function stopWithCalls(stop: StopReason, calls: number): StopReason {
   return calls > 0 && stop.kind === 'end' ? { kind: 'tool-calls' } : stop;
 }
 
-function tokens(obj: JsonObject | undefined, key: string, where: string, required: boolean): number {
-  const value = obj?.[key];
+/** a count: `value` is the member `key` of an object at `where` (read by the caller, by name: no keyed load) */
+function tokens(value: JsonValue | undefined, key: string, where: string, required: boolean): number {
   if ((value === undefined || value === null) && !required) return 0;
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
     throw integrityError(`${where}.${key} must be a non-negative integer`);
@@ -57,8 +65,7 @@ function tokens(obj: JsonObject | undefined, key: string, where: string, require
   return value;
 }
 
-function details(usage: JsonObject, key: string, where: string): JsonObject | undefined {
-  const value = usage[key];
+function details(value: JsonValue | undefined, key: string, where: string): JsonObject | undefined {
   if (value === undefined || value === null) return undefined;
   if (!isObject(value)) throw integrityError(`${where}.${key} must be an object`);
   return value;
@@ -66,13 +73,17 @@ function details(usage: JsonObject, key: string, where: string): JsonObject | un
 
 /**
  * OpenAI usage → canonical. `prompt_tokens` INCLUDES cached tokens (canonical `input` excludes
- * them); `completion_tokens` includes reasoning tokens, as canonical `output` does.
+ * them); `completion_tokens` includes reasoning tokens, as canonical `output` does. The members are
+ * read by name (one load each, not a keyed load by a key passed in); the checks and their order
+ * are the same.
  */
 export function usageFromWire(usage: JsonObject, where: string): Usage {
-  const prompt = tokens(usage, 'prompt_tokens', where, true);
-  const completion = tokens(usage, 'completion_tokens', where, true);
-  const cached = tokens(details(usage, 'prompt_tokens_details', where), 'cached_tokens', `${where}.prompt_tokens_details`, false);
-  const reasoning = tokens(details(usage, 'completion_tokens_details', where), 'reasoning_tokens', `${where}.completion_tokens_details`, false);
+  const prompt = tokens(usage.prompt_tokens, 'prompt_tokens', where, true);
+  const completion = tokens(usage.completion_tokens, 'completion_tokens', where, true);
+  const promptDetails = details(usage.prompt_tokens_details, 'prompt_tokens_details', where);
+  const cached = tokens(promptDetails?.cached_tokens, 'cached_tokens', `${where}.prompt_tokens_details`, false);
+  const completionDetails = details(usage.completion_tokens_details, 'completion_tokens_details', where);
+  const reasoning = tokens(completionDetails?.reasoning_tokens, 'reasoning_tokens', `${where}.completion_tokens_details`, false);
   if (cached > prompt) throw integrityError(`${where}: cached_tokens (${cached}) exceed prompt_tokens (${prompt})`);
   if (reasoning > completion) throw integrityError(`${where}: reasoning_tokens (${reasoning}) exceed completion_tokens (${completion})`);
   return { input: prompt - cached, output: completion, cacheRead: cached, cacheWrite: 0, reasoning, webSearches: 0 };
