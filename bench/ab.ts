@@ -7,6 +7,7 @@
 //
 //   node dist/bench/ab.js --a DIST_DIR --b DIST_DIR [--only chat-chat-json@16,…] [--rounds 6] [--seconds 3]
 //   node dist/bench/ab.js --b-metrics off [--a DIST_DIR]           # the same build, metrics on (a) vs off (b)
+//   node dist/bench/ab.js --b-node-args='--max-semi-space-size=32'  # the same build, node flags for one side
 //
 // DIST_DIR is a compiled tree (`dist/` of a checkout, or a copy of one under bench/results/, so that
 // its imports still resolve from this checkout's node_modules). Default: this build for both.
@@ -32,6 +33,8 @@ const { values: args } = parseArgs({
     a: { type: 'string' },
     b: { type: 'string' },
     'b-metrics': { type: 'string', default: 'on' },
+    'a-node-args': { type: 'string', default: '' },
+    'b-node-args': { type: 'string', default: '' },
     only: { type: 'string' },
     rounds: { type: 'string', default: '6' },
     seconds: { type: 'string', default: '3' },
@@ -60,7 +63,8 @@ try {
     const configFile = join(dir, `${name}.config.json`);
     writeFileSync(configFile, JSON.stringify(benchConfig({ upstreamUrl: upstream.url, storeFile: join(dir, `${name}.db`), logLevel: 'warn', metrics })));
     const port = await freePort();
-    const p = await startProc({ name, script: bin, args: ['--config', configFile, '--host', '127.0.0.1', '--port', String(port)], cpu, logFile: join(dir, `${name}.log`), cwd: dir, port });
+    const nodeArgs = (args[`${name}-node-args`] ?? '').split(' ').filter(Boolean);
+    const p = await startProc({ name, script: bin, args: ['--config', configFile, '--host', '127.0.0.1', '--port', String(port)], cpu, logFile: join(dir, `${name}.log`), cwd: dir, port, nodeArgs });
     procs.push(p);
     return p;
   };

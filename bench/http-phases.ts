@@ -1,8 +1,9 @@
 // The phases of an HTTP scenario, run the same way against every target: a probe request, warm-up,
 // closed-loop throughput in alternating rounds (CPU, peak RSS, other load), an open-loop paced run
 // (added latency) and time to first token; then the gateway's figures relative to the bare proxy's.
-import { answerProblem, measureTtft, probe, runLoad, runPaced, type LoadResult } from './load.js';
+import { answerProblem, probe, runLoad, runPaced, type LoadResult } from './load.js';
 import { cpuSeconds, peakRss, resetPeak, rssSampler } from './procs.js';
+import { measureSerial } from './serial.js';
 import { noiseMeter, type NoiseSample } from './quiet.js';
 import type { BenchEnv, HttpScenario, Row, Target } from './scenario.js';
 
@@ -98,26 +99,31 @@ export async function runHttp(env: BenchEnv, sc: HttpScenario, targets: Target[]
     measured.push({ t, row, m });
   }
   // 2. paced, at the same rate for every target (well below the slowest one's capacity): latency
-  // without queueing; then one request at a time (concurrency 1): whole-answer latency and, for a
-  // stream, time to first token
+  // without queueing; then one request at a time (concurrency 1), the targets interleaved request by
+  // request (serial.ts): whole-answer latency and, for a stream, time to first token
   const slowest = Math.min(...measured.map((x) => x.m.load.rps), ref?.rps ?? Infinity);
   const rate = Math.max(20, Math.min(timing.pace, Math.floor(slowest * 0.3)));
-  for (const { t, row, m } of measured) {
-    log(`  ${sc.name} → ${t.name}: paced ${timing.paced}s at ${rate}/s, concurrency 1 ×${timing.ttftN}`);
-    const paced = await runPaced(t.url, spec, { connections, seconds: timing.paced, rate });
-    const serial = await measureTtft(t.url, spec, timing.ttftN, timing.ttftMaxMs, sc.stream);
-    const ttft = sc.stream ? serial : undefined;
-    row.pacedP50 = paced.p50;
-    row.pacedP99 = paced.p99;
+  const paced = new Map<Target, LoadResult>();
+  for (const { t } of measured) {
+    log(`  ${sc.name} → ${t.name}: paced ${timing.paced}s at ${rate}/s`);
+    paced.set(t, await runPaced(t.url, spec, { connections, seconds: timing.paced, rate }));
+  }
+  log(`  ${sc.name}: concurrency 1 ×${timing.ttftN}, ${measured.map((x) => x.t.name).join(' and ')} interleaved`);
+  const serials = await measureSerial(measured.map((x) => x.t.url), spec, timing.ttftN, timing.ttftMaxMs * measured.length, sc.stream);
+  for (const [i, { t, row, m }] of measured.entries()) {
+    const p = paced.get(t)!;
+    const serial = serials[i]!;
+    row.pacedP50 = p.p50;
+    row.pacedP99 = p.p99;
     row.serialP50 = serial.total.p50;
-    row.extra = { ...row.extra, paced, pacedRate: rate, serial };
-    if (ttft) {
-      row.ttft = ttft.firstToken.p50;
-      row.ttftP99 = ttft.firstToken.p99;
+    row.extra = { ...row.extra, paced: p, pacedRate: rate, serial };
+    if (sc.stream) {
+      row.ttft = serial.firstToken.p50;
+      row.ttftP99 = serial.firstToken.p99;
     }
     const all = rounds.get(t) ?? [m];
-    const failed = all.reduce((n, x) => n + x.load.failed, 0) + paced.failed + serial.failed;
-    if (failed > 0) row.notes.push(`${failed} failed responses ${JSON.stringify(Object.assign({}, ...all.map((x) => x.load.statuses), paced.statuses))}`);
+    const failed = all.reduce((n, x) => n + x.load.failed, 0) + p.failed + serial.failed;
+    if (failed > 0) row.notes.push(`${failed} failed responses ${JSON.stringify(Object.assign({}, ...all.map((x) => x.load.statuses), p.statuses))}`);
   }
   const bare = ref ?? measured.find((x) => x.t.name === 'bare')?.row;
   if (bare && !bare.skipped) {

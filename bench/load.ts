@@ -162,63 +162,6 @@ export function answerProblem(p: ProbeResult, stream: boolean): string | null {
   return null;
 }
 
-export interface TtftResult {
-  /** request sent → first body byte */
-  firstByte: { p50: number; p99: number };
-  /** request sent → first chunk that carries generated text */
-  firstToken: { p50: number; p99: number };
-  total: { p50: number; p99: number };
-  n: number;
-  failed: number;
-}
-
-/**
- * `n` requests one after another (concurrency 1, for at most `maxMs`): time to first byte / token
- * and the whole answer. `stream: false`: a JSON answer, whose first byte counts as its first token.
- */
-export async function measureTtft(baseUrl: string, spec: HttpRequestSpec, n: number, maxMs: number, stream = true): Promise<TtftResult> {
-  const pool = new Pool(new URL(baseUrl).origin, { connections: 1, pipelining: 1 });
-  const fb: number[] = [];
-  const ft: number[] = [];
-  const tot: number[] = [];
-  let failed = 0;
-  const until = performance.now() + maxMs;
-  try {
-    for (let i = 0; i < n && performance.now() < until; i++) {
-      const t0 = performance.now();
-      const res = await pool.request({ path: spec.path, method: 'POST', headers: spec.headers, body: spec.body, headersTimeout: 30_000, bodyTimeout: 30_000 });
-      let first = 0;
-      let token = 0;
-      let carry = '';
-      for await (const chunk of res.body) {
-        const now = performance.now();
-        if (first === 0) first = now;
-        if (token === 0 && !stream) token = now;
-        if (token === 0) {
-          const text = carry + (chunk as Buffer).toString('latin1');
-          if (hasToken(text)) token = now;
-          else carry = text.slice(-64);
-        }
-      }
-      const end = performance.now();
-      if (res.statusCode !== 200 || token === 0) {
-        failed++;
-        continue;
-      }
-      fb.push(first - t0);
-      ft.push(token - t0);
-      tot.push(end - t0);
-    }
-  } finally {
-    await pool.close();
-  }
-  const q = (a: number[]): { p50: number; p99: number } => {
-    const s = a.sort((x, y) => x - y);
-    return { p50: percentile(s, 50), p99: percentile(s, 99) };
-  };
-  return { firstByte: q(fb), firstToken: q(ft), total: q(tot), n: tot.length, failed };
-}
-
 /**
  * Open-loop paced load: requests start at random (exponential) intervals averaging `rate` per
  * second, on a pool of `connections`, whatever the answers take; latency runs from each request's

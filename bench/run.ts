@@ -227,7 +227,7 @@ async function main(): Promise<number> {
   const targets = formatTargets(checkTargets(rows, scenarios.filter(isJudged).map((s) => s.name)));
   const footer = [
     billing,
-    `connections ${CONNECTIONS} (a row named \`…@N\` runs at N); throughput: ${timing.seconds}s per target after ${timing.warm}s warm-up, in ${timing.rounds} alternating round(s), the best reported; "added" = gateway − bare in a paced run (${timing.paced}s at 30% of the slower target's req/s, at most ${timing.pace}/s, ${CONNECTIONS} connections); conc-1 = whole answer and TTFT = first text delta, one request at a time (up to ${timing.ttftN} requests), gateway − bare in "added"; noise = other load on CPU0/CPU1 during the best round (%)`,
+    `connections ${CONNECTIONS} (a row named \`…@N\` runs at N); throughput: ${timing.seconds}s per target after ${timing.warm}s warm-up, in ${timing.rounds} alternating round(s), the best reported; "added" = gateway − bare in a paced run (${timing.paced}s at 30% of the slower target's req/s, at most ${timing.pace}/s, ${CONNECTIONS} connections); conc-1 = whole answer and TTFT = first text delta, one request at a time (up to ${timing.ttftN} requests a target, the targets interleaved request by request), gateway − bare in "added"; noise = other load on CPU0/CPU1 during the best round (%)`,
     `run took ${minutes.toFixed(1)} min`,
   ];
   const report = [...header, '', table, '', ...footer, '', 'Targets (reported, never asserted):', targets].join('\n');
