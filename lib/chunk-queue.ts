@@ -46,6 +46,14 @@ export abstract class ChunkQueue implements AsyncIterableIterator<Buffer> {
     return false;
   }
 
+  /**
+   * Whether the producer gave every chunk it will give, known before it says so (`end`): the
+   * consumer then gets the end at once instead of waiting for it. Default: not known.
+   */
+  protected producerDone(): boolean {
+    return false;
+  }
+
   /** the consumer is told the source ended (the end is delivered, not when it came): a subclass may note it */
   protected endDelivered(): void {}
 
@@ -97,6 +105,7 @@ export abstract class ChunkQueue implements AsyncIterableIterator<Buffer> {
       return { done: false, value: chunk };
     }
     if (this.failure !== undefined) return Promise.reject(this.failureShown(this.failure));
+    if (!this.ended && !this.stopped && this.producerDone()) this.ended = true;
     if (this.ended) this.endDelivered();
     if (this.ended || this.stopped) return DONE;
     return new Promise((resolve, reject) => {
