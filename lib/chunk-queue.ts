@@ -2,6 +2,8 @@
 // handler callbacks) and an async-iterator consumer (the fused stages), without a stream object in
 // between. It holds up to READ_AHEAD bytes the consumer has not taken yet; `push` returns false
 // beyond that, and the producer pauses until `resumeProducer` is called (backpressure).
+import type { Pulled, ReadyIterator } from './fused-drive.js';
+
 export const READ_AHEAD = 64 * 1024;
 
 const DONE: IteratorReturnResult<undefined> = { done: true, value: undefined };
@@ -44,6 +46,14 @@ export abstract class ChunkQueue implements AsyncIterableIterator<Buffer> {
     return false;
   }
 
+  /**
+   * Whether the producer gave every chunk it will give, known before it says so (`end`): the
+   * consumer then gets the end at once instead of waiting for it. Default: not known.
+   */
+  protected producerDone(): boolean {
+    return false;
+  }
+
   /** the consumer is told the source ended (the end is delivered, not when it came): a subclass may note it */
   protected endDelivered(): void {}
 
@@ -75,6 +85,16 @@ export abstract class ChunkQueue implements AsyncIterableIterator<Buffer> {
   }
 
   next(): Promise<IteratorResult<Buffer>> {
+    const r = this.pull();
+    return r instanceof Promise ? r : Promise.resolve(r);
+  }
+
+  /**
+   * `next` for a reader that takes a result as itself (fused-drive.ts `Pulled`): a chunk already
+   * queued, or the end already come, is answered at once, no promise and no turn for it; a
+   * failure is always a rejected promise.
+   */
+  pull(): Pulled<Buffer> {
     if (this.queue.length > 0) {
       const chunk = this.queue.shift()!;
       this.queued -= chunk.length;
@@ -82,11 +102,12 @@ export abstract class ChunkQueue implements AsyncIterableIterator<Buffer> {
         this.held = false;
         this.resumeProducer();
       }
-      return Promise.resolve({ done: false, value: chunk });
+      return { done: false, value: chunk };
     }
     if (this.failure !== undefined) return Promise.reject(this.failureShown(this.failure));
+    if (!this.ended && !this.stopped && this.producerDone()) this.ended = true;
     if (this.ended) this.endDelivered();
-    if (this.ended || this.stopped) return Promise.resolve(DONE);
+    if (this.ended || this.stopped) return DONE;
     return new Promise((resolve, reject) => {
       this.waiter = { resolve, reject };
     });
@@ -104,6 +125,32 @@ export abstract class ChunkQueue implements AsyncIterableIterator<Buffer> {
     this.queue.length = 0;
     this.queued = 0;
     this.stopProducer();
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  /** the queue read through `pull` (see ReadyReads) */
+  readyReads(): ReadyIterator<Buffer> {
+    return new ReadyReads(this);
+  }
+}
+
+/**
+ * A queue as a reader that takes a result as itself reads it (the server's fused chain, its request
+ * body as the chain's input): `next` is the queue's `pull`. The queue's own `next` answers promises,
+ * as an async iterator's must for any other reader.
+ */
+class ReadyReads implements ReadyIterator<Buffer> {
+  constructor(private readonly queue: ChunkQueue) {}
+
+  next(): Pulled<Buffer> {
+    return this.queue.pull();
+  }
+
+  return(): Promise<IteratorResult<Buffer>> {
+    return this.queue.return();
   }
 
   [Symbol.asyncIterator](): this {

@@ -2,6 +2,37 @@
 // that wants an async generator (`fuseStages`, `runFused`, the tests and the bench) gets one here.
 // The server drives `work` itself (lib/pipeline.ts), with no generator between a chunk and its write.
 
+/**
+ * What an async iterator's `next` answers: the promise of its result or, from the iterators the
+ * gateway's own stages and queues output (a note or an item known at once, a queued chunk, the
+ * end), the result itself when it is there already. `for await` and `await` take either (they
+ * await what `next` returns); the server's runner (lib/pipeline.ts) and `generate` take a result
+ * that is there without an await: no promise, no microtask turn and no resumption for it (about
+ * half the awaits of a streamed answer were of items already there).
+ */
+export type Pulled<T> = Promise<IteratorResult<T>> | IteratorResult<T>;
+
+/** An async iterator whose `next` answers with its result itself when it has it (see Pulled). */
+export interface ReadyIterator<T> {
+  next(): Pulled<T>;
+  return?(): Promise<IteratorResult<T>>;
+  [Symbol.asyncIterator](): ReadyIterator<T>;
+}
+
+/** the result itself: neither a promise nor another thenable (an iterator from elsewhere may answer one) */
+export function isReady<T>(pulled: Pulled<T>): pulled is IteratorResult<T> {
+  return !(pulled instanceof Promise) && typeof (pulled as { then?: unknown }).then !== 'function';
+}
+
+/**
+ * A ready iterator where an async iterable is typed (a stage's output, a response body): the type
+ * promises a promise from `next`, and every consumer of these awaits what `next` returns (the
+ * runners here, `for await`, `await`), none calls `.then` on it.
+ */
+export function asAsyncIterator<T>(iterator: ReadyIterator<T>): AsyncIterableIterator<T> {
+  return iterator as unknown as AsyncIterableIterator<T>;
+}
+
 /** what `work` came to besides an item to await: a piece of output is ready, or the chain ended */
 export const READY = 0;
 export const ENDED = 1;
@@ -10,10 +41,10 @@ export const ENDED = 1;
 export interface Workable<O> {
   /** the chain's input, its bottom level */
   start(source: AsyncIterable<unknown>): void;
-  /** until a piece is READY (`take` it), the chain ENDED, or an item must be awaited (its promise) */
-  work(): Promise<IteratorResult<unknown>> | typeof READY | typeof ENDED;
+  /** until a piece is READY (`take` it), the chain ENDED, or an item must be awaited (its promise, or the item itself when it is there: see Pulled) */
+  work(): Pulled<unknown> | typeof READY | typeof ENDED;
   take(): O;
-  /** the awaited item's result */
+  /** the awaited item's result (or the item that was there) */
   received(r: IteratorResult<unknown>): void;
   /** the awaited item's promise rejected */
   sourceFailed(): void;
@@ -30,6 +61,7 @@ export async function* generate<O>(chain: Workable<O>, source: AsyncIterable<unk
       const w = chain.work();
       if (w === READY) yield chain.take();
       else if (w === ENDED) return;
+      else if (isReady(w)) chain.received(w);
       else {
         let r: IteratorResult<unknown>;
         try {

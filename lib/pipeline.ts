@@ -13,8 +13,8 @@ import type { RequestContext } from './context.js';
 import { GatewayError } from './errors.js';
 import { keepaliveFrames, renderError } from './dialects/index.js';
 import type { ChainNote, Outcome } from './notes.js';
-import { ENDED } from './fused-drive.js';
-import { startFused, type FusedChain } from './fused-chain.js';
+import { asAsyncIterator, ENDED, isReady, type Pulled, type READY } from './fused-drive.js';
+import { startFused } from './fused-chain.js';
 import type { Stage, StageFactory, Values } from './stage.js';
 import { ChunkReader, ResponseSink } from './request-io.js';
 import { closesAfterRefusal, lingerOnClose } from './linger.js';
@@ -105,7 +105,8 @@ export async function runPipeline<O extends string | Buffer | ChainNote>(ctx: Re
   const limits = ctx.config.connections;
   const clock = watchBody(req, limits, (late) => body.fail(errors.bodyTooSlow(late.received, late.elapsedMs, limits.bodyGraceMs, limits.bodyMinBytesPerSecond)));
   const sink = new ResponseSink(ctx, res, ctx.config.pingIntervalMs, keepaliveFrames[ctx.dialect] ?? null);
-  const fused = startFused<string | Buffer>(stages, ctx, sink.note, body);
+  // the chain reads the body through `pull`: a chunk already queued, or the end, without a turn
+  const fused = startFused<string | Buffer>(stages, ctx, sink.note, asAsyncIterator(body.readyReads()));
   // an abort (client gone, shutdown) ends a wait for more request body at once
   const signal = abortWatch(ctx);
   const onAbort = (): void => body.fail(signal.reason);
@@ -114,10 +115,17 @@ export async function runPipeline<O extends string | Buffer | ChainNote>(ctx: Re
   try {
     if (signal.aborted) throw signal.reason;
     for (;;) {
-      let w: ReturnType<FusedChain<string | Buffer>['work']>;
+      let w: Pulled<unknown> | typeof READY | typeof ENDED;
       try {
         w = fused.work();
         while (typeof w !== 'number') {
+          // an item already there (fused-drive.ts `Pulled`) is fed at once: no wait, so nothing to hold
+          // or release either (the next wait decides)
+          if (isReady(w)) {
+            fused.received(w);
+            w = fused.work();
+            continue;
+          }
           // a wait for the store alone keeps this turn's writes for the next one (request-io.ts), when
           // other answers are running (see `running`)
           if (fused.awaitsStoreOnly()) {

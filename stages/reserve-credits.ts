@@ -16,6 +16,7 @@ import type { Stage, StageFactory, StageOutput } from '../lib/stage.js';
 import type { RequestContext } from '../lib/context.js';
 import type { Reservation } from '../lib/store/types.js';
 import { dialectFor, rateLimitHeaderNames, type RateLimitHeaderNames } from '../lib/dialects/index.js';
+import { asAsyncIterator, type Pulled, type ReadyIterator } from '../lib/fused-drive.js';
 
 function formatReset(seconds: number, style: RateLimitHeaderNames['reset'], now: number): string {
   if (style === 'instant') return new Date(now + seconds * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
@@ -62,11 +63,14 @@ type HoldOutput<T> = T | HeadersNote | ReservedNote;
  * An admitted request's output: the limit headers at once (a 402 from the hold carries them too),
  * then the hold once it committed, then the item. A limiter that answers later (Redis, the cluster
  * primary): the same once its decision is in; its 429 (or 503 while the limits cannot be reached)
- * comes out of the first pull, before any hold. An iterator that lets go of each piece as it goes
- * on, not a generator: the runner keeps it until the answer the item starts has ended, and a
- * generator would keep its parameters, the item (the whole request) included, in its saved registers.
+ * comes out of the first pull, before any hold. What is there already (the headers of a decision
+ * made at once, the item, the end) is answered as itself, not as a promise (fused-drive.ts
+ * `Pulled`): of the four pulls only the hold's commit is waited for. An iterator that lets go of
+ * each piece as it goes on, not a generator: the runner keeps it until the answer the item starts
+ * has ended, and a generator would keep its parameters, the item (the whole request) included, in
+ * its saved registers.
  */
-class AfterHold<T> implements AsyncIterableIterator<HoldOutput<T>> {
+class AfterHold<T> implements ReadyIterator<HoldOutput<T>> {
   private admitted: Admitted | Promise<Admitted> | null;
   private held: Promise<Reservation> | null = null;
   private countedTokens = 0;
@@ -86,33 +90,43 @@ class AfterHold<T> implements AsyncIterableIterator<HoldOutput<T>> {
     return this;
   }
 
-  async next(): Promise<IteratorResult<HoldOutput<T>>> {
+  next(): Pulled<HoldOutput<T>> {
     const admitted = this.admitted;
     if (admitted !== null) {
       this.admitted = null;
-      const { headers, held, countedTokens } = admitted instanceof Promise ? await admitted : admitted;
-      this.held = held;
-      this.countedTokens = countedTokens;
-      return { done: false, value: headers };
+      return admitted instanceof Promise ? admitted.then((a) => this.admit(a)) : this.admit(admitted);
     }
     const held = this.held;
     if (held !== null) {
       this.held = null;
-      const reservation = await held;
-      this.stage.committed();
-      return { done: false, value: { note: 'reserved', reservation, countedTokens: this.countedTokens } };
+      return held.then((reservation) => this.reserved(reservation));
     }
     const item = this.item;
-    if (item === null) return { done: true, value: undefined };
+    if (item === null) return DONE;
     this.item = null;
     return { done: false, value: item };
   }
 
+  /** the limiter's decision: the limit headers go on, the hold is waited for next */
+  private admit(admitted: Admitted): IteratorResult<HoldOutput<T>> {
+    this.held = admitted.held;
+    this.countedTokens = admitted.countedTokens;
+    return { done: false, value: admitted.headers };
+  }
+
+  /** the hold committed: its note goes on */
+  private reserved(reservation: Reservation): IteratorResult<HoldOutput<T>> {
+    this.stage.committed();
+    return { done: false, value: { note: 'reserved', reservation, countedTokens: this.countedTokens } };
+  }
+
   async return(): Promise<IteratorResult<HoldOutput<T>>> {
     this.admitted = this.held = this.item = null;
-    return { done: true, value: undefined };
+    return DONE;
   }
 }
+
+const DONE: IteratorReturnResult<undefined> = { done: true, value: undefined };
 
 const itself = (item: unknown): RoutedRequest => item as RoutedRequest;
 
@@ -170,11 +184,11 @@ class ReserveCreditsStage<T> implements Stage<T, T | HeadersNote | ReservedNote>
       // decided now (not when the chain first pulls), so `close` waits for a hold already asked for
       const started = admitted.then(hold);
       this.pending = started.then((s) => s.held).then(NOTHING, NOTHING);
-      return new AfterHold(started, item, this);
+      return asAsyncIterator(new AfterHold(started, item, this));
     }
     const now = hold(admitted);
     this.pending = now.held.then(NOTHING, NOTHING);
-    return new AfterHold(now, item, this);
+    return asAsyncIterator(new AfterHold(now, item, this));
   }
 
   /** the hold committed (its `reserved` note went on): nothing left to wait for at `close` */

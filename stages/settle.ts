@@ -36,6 +36,7 @@ import { requestSummary } from '../lib/request-log.js';
 import type { Stage, StageFactory, StageOutput } from '../lib/stage.js';
 import type { Reservation, UsageRecord } from '../lib/store/types.js';
 import { preciseNow, type StageMarks } from '../lib/tracing/tracer-api.js';
+import { asAsyncIterator, type Pulled, type ReadyIterator } from '../lib/fused-drive.js';
 
 /** What settle learned from the chain's notes about one request. */
 export interface Settlement {
@@ -106,8 +107,12 @@ function chargeOf(ctx: RequestContext, s: Settlement, error: GatewayError | unde
   return { charged, cost: charged && s.routed !== null ? costOfUsage(ctx.services.catalog, s.routed.modelId, s.usage, s.audioSeconds) : 0 };
 }
 
-/** End the reservation (charge or release) and correct the key's token count. */
-async function endReservation(ctx: RequestContext, s: Settlement, reservation: Reservation, error: GatewayError | undefined, outcome: Outcome, { charged, cost }: { charged: boolean; cost: number }): Promise<void> {
+/**
+ * End the reservation (charge or release) and correct the key's token count; the commit's promise.
+ * Not an async function: the commit is handed back, not awaited here and again by the caller (one
+ * promise and one microtask turn fewer before the answer's last frames).
+ */
+function endReservation(ctx: RequestContext, s: Settlement, reservation: Reservation, error: GatewayError | undefined, outcome: Outcome, { charged, cost }: { charged: boolean; cost: number }): Promise<unknown> {
   const key = ctx.key!;
   const { store, rateLimiter } = ctx.services;
   const record = usageRecord(ctx, s, outcome, error, cost);
@@ -118,7 +123,7 @@ async function endReservation(ctx: RequestContext, s: Settlement, reservation: R
     ctx.log.warn({ reservation: reservation.id, reservedUsd: unitsToUsd(reservation.amount), costUsd: unitsToUsd(cost) }, 'cost above the reservation');
   }
   rateLimiter.record(key, tokensUsed(s.usage), s.countedTokens);
-  await committed;
+  return committed;
 }
 
 /**
@@ -175,10 +180,19 @@ class SettleStage<T> implements Stage<T, T>, Settlement {
     readonly marks: StageMarks | null,
   ) {}
 
-  /** the completing item, passed on once its settle committed (one async step per request) */
-  private async *settleThen(item: T): AsyncGenerator<T> {
-    this.settled = await endOnce(this.ctx, this, undefined, { status: 200 });
-    yield item;
+  /** the completing item, passed on once its settle committed (the one wait of settle's per request) */
+  private settleThen(item: T): AsyncIterableIterator<T> {
+    return asAsyncIterator(new AfterSettle(this, item));
+  }
+
+  /** the completing settle, started at the first pull (as a generator's body would be) */
+  endCompleted(): Promise<number> {
+    return endOnce(this.ctx, this, undefined, { status: 200 });
+  }
+
+  /** what the completing settle charged (`close` then only reports it) */
+  settledWith(cost: number): void {
+    this.settled = cost;
   }
 
   note(n: ChainNote): void {
@@ -219,19 +233,74 @@ class SettleStage<T> implements Stage<T, T>, Settlement {
     return to;
   }
 
-  async close(ctx: RequestContext, chainError?: GatewayError, outcome?: Outcome): Promise<void> {
+  /**
+   * Ends the reservation unless the completing settle did, and reports the request. A completed
+   * answer was charged before its last frame left, whatever happened after: then nothing is waited
+   * for, and `close` returns no promise (the runner awaits none: no microtask turn per answer).
+   */
+  close(ctx: RequestContext, chainError?: GatewayError, outcome?: Outcome): Promise<void> | undefined {
     // an in-band provider error ended the answer: a failure, with the status the client saw
     const error = chainError ?? this.failed ?? undefined;
     let ended: Outcome = outcome ?? (error ? { status: error.status, errorCode: error.code } : { status: 200 });
     if (error !== undefined && ended.errorCode === undefined) ended = { status: ended.status, errorCode: error.code };
-    // a completed answer was charged before its last frame left, whatever happened after
-    const cost = this.settled ?? (await endOnce(ctx, this, error, ended));
+    const settled = this.settled;
+    if (settled !== null) {
+      this.report(ctx, error, ended, settled);
+      return undefined;
+    }
+    return this.endThenReport(ctx, error, ended);
+  }
+
+  private async endThenReport(ctx: RequestContext, error: GatewayError | undefined, ended: Outcome): Promise<void> {
+    this.report(ctx, error, ended, await endOnce(ctx, this, error, ended));
+  }
+
+  /** the request's metrics, trace and summary line, once its reservation ended */
+  private report(ctx: RequestContext, error: GatewayError | undefined, ended: Outcome, cost: number): void {
     ctx.services.metrics?.requestEnded(ctx, ended.status, cost, this);
     ctx.services.tracer?.requestEnded(ctx, ended.status, cost, this, error);
     if (!ctx.logsInfo) return;
     ctx.log.info(requestSummary(ctx, ended.status, error, cost, this), 'request');
   }
 }
+
+/**
+ * settle's output for the completing item: the item once its settle committed, then the end, which
+ * is there at once (fused-drive.ts `Pulled`: answered as itself, no promise). An iterator, not an
+ * async generator: a generator's end costs a promise and a turn of its own.
+ */
+class AfterSettle<T> implements ReadyIterator<T> {
+  private item: T | null;
+
+  constructor(
+    private readonly stage: SettleStage<T>,
+    item: T,
+  ) {
+    this.item = item;
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  next(): Pulled<T> {
+    const item = this.item;
+    if (item === null) return DONE;
+    this.item = null;
+    const stage = this.stage;
+    return stage.endCompleted().then((cost) => {
+      stage.settledWith(cost);
+      return { done: false, value: item };
+    });
+  }
+
+  async return(): Promise<IteratorResult<T>> {
+    this.item = null;
+    return DONE;
+  }
+}
+
+const DONE: IteratorReturnResult<undefined> = { done: true, value: undefined };
 
 export function settle<T>(opts: SettleOptions<T> = {}): StageFactory<T, T> {
   return (ctx): Stage<T, T> => new SettleStage(opts, ctx, ctx.services.tracer !== undefined ? {} : null);

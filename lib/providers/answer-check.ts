@@ -25,6 +25,8 @@ import { errors } from '../errors/index.js';
 import type { Upstream } from '../notes.js';
 import { Utf8Stream } from '../utf8-stream.js';
 import type { CheckedAnswer, CheckedJson, CheckedStart } from './checked-answer.js';
+import { ChunkQueue } from '../chunk-queue.js';
+import { isReady } from '../fused-drive.js';
 
 /** a stream's preamble is a few hundred bytes; past this it goes on without a check */
 export const MAX_PREAMBLE = 1024 * 1024;
@@ -236,7 +238,9 @@ export function answerCheck(upstream: Upstream): AnswerCheck | undefined {
 export async function holdBack(body: AsyncIterableIterator<Buffer>, check: AnswerCheck): Promise<Buffer[]> {
   try {
     for (;;) {
-      const r = await body.next();
+      // the chunks the body queued already are taken as they are (fused-drive.ts `Pulled`), not one turn each
+      const pulled = body instanceof ChunkQueue ? body.pull() : body.next();
+      const r = isReady(pulled) ? pulled : await pulled;
       if (r.done === true) {
         check.end();
         break;

@@ -14,6 +14,8 @@ import type { UpstreamTiming } from '../request-log.js';
 import { abortWatch } from '../request-abort.js';
 import { errorCode } from './failover.js';
 import type { BodySettle } from './upstream-call.js';
+import type { ChunkQueue } from '../chunk-queue.js';
+import type { Pulled, ReadyIterator } from '../fused-drive.js';
 
 const EMPTY = Buffer.alloc(0);
 
@@ -22,6 +24,13 @@ export function takeLast(list: Buffer[]): Buffer {
   const k = list.length - 1;
   const chunk = list[k]!;
   list[k] = EMPTY;
+  return chunk;
+}
+
+/** A list's first item, cleared in it (the generator does not keep it in a saved register). */
+export function takeFirst(list: Buffer[]): Buffer {
+  const chunk = list[0]!;
+  list[0] = EMPTY;
   return chunk;
 }
 
@@ -64,27 +73,45 @@ export class TailSettle implements BodySettle {
 }
 
 /**
- * The loop's output: the generator's items until it hands the body off (`handOff`, just before it
- * yields the last held chunk; it is not resumed after that), then that body's chunks read straight
- * (no hop per chunk, and no promise of its own before). Stopping early stops both.
+ * The loop's output: the generator's items until it hands the body off (`handOff`, with the chunks
+ * it held back, just before it yields the first of them; it is not resumed after that), then the
+ * rest of those chunks and that body's chunks read straight: no hop per chunk, and a chunk that is
+ * there already (held back, or queued by the body) is answered as itself (fused-drive.ts `Pulled`),
+ * without a promise. Stopping early stops both.
  */
-export class FailoverAnswer<T> implements AsyncIterableIterator<T> {
-  private tail: AsyncIterator<T> | null = null;
+export class FailoverAnswer<T> implements ReadyIterator<T> {
+  private tail: ChunkQueue | null = null;
+  /** the held-back chunks still to go on before the tail's, from `heldAt` (each cleared as it goes) */
+  private held: Buffer[] | null = null;
+  private heldAt = 0;
   loop: AsyncGenerator<T> | null = null;
 
-  handOff(tail: AsyncIterator<T>): void {
+  /** the body, and the chunks held back of it: the first of them is the loop's last yield */
+  handOff(tail: ChunkQueue, held: Buffer[]): void {
     this.tail = tail;
+    this.heldAt = 1;
+    this.held = held.length > 1 ? held : null;
   }
 
-  next(): Promise<IteratorResult<T>> {
+  next(): Pulled<T> {
     const tail = this.tail;
-    return tail !== null ? tail.next() : this.loop!.next();
+    if (tail === null) return this.loop!.next();
+    const held = this.held;
+    if (held !== null) {
+      const k = this.heldAt++;
+      if (this.heldAt === held.length) this.held = null;
+      const chunk = held[k]!;
+      held[k] = EMPTY;
+      return { done: false, value: chunk as T };
+    }
+    // the tail's chunks are the answer's items (T includes Buffer: failover-loop.ts `Item`)
+    return tail.pull() as Pulled<unknown> as Pulled<T>;
   }
 
   async return(): Promise<IteratorResult<T>> {
     const tail = this.tail;
     const loop = this.loop;
-    this.tail = this.loop = null;
+    this.tail = this.loop = this.held = null;
     try {
       if (tail !== null) await tail.return?.();
     } finally {

@@ -19,7 +19,8 @@ import { GatewayError } from '../errors.js';
 import type { HeadersNote, Upstream, UpstreamNote } from '../notes.js';
 import type { UpstreamTiming } from '../request-log.js';
 import { abortWatch, type AbortWatch } from '../request-abort.js';
-import { aborted, bodyFailure, FailoverAnswer, TailSettle, takeLast, TryNext } from './answer-tail.js';
+import { aborted, bodyFailure, FailoverAnswer, TailSettle, takeFirst, takeLast, TryNext } from './answer-tail.js';
+import { asAsyncIterator } from '../fused-drive.js';
 import { holdBack, type AnswerCheck } from './answer-check.js';
 import { readLimited } from './error-body.js';
 import { errorCode, finalUpstreamError, isRetryableStatus, transportFailure, upstreamError, type Failure } from './failover.js';
@@ -99,7 +100,7 @@ export function failover<O>(ctx: RequestContext, routed: RoutedRequest, call: Fa
   // registers until then: it gets the request in a holder it empties once the answer went on
   const answer = new FailoverAnswer<Item<O>>();
   answer.loop = attempts(ctx, routed.modelId, routed.deployments, { routed }, call, answer);
-  return answer;
+  return asAsyncIterator(answer);
 }
 
 async function* attempts<O>(ctx: RequestContext, modelId: string, deployments: readonly Deployment[], pending: { routed: RoutedRequest | null }, call: FailoverCall<O>, answer: FailoverAnswer<Item<O>>): AsyncGenerator<Item<O>> {
@@ -240,21 +241,25 @@ async function* attempts<O>(ctx: RequestContext, modelId: string, deployments: r
       handedOn = true;
       handOn();
       timing.firstContentAt = Date.now();
-      let chunk: Buffer | null = null;
-      const last = first.length - 1;
-      for (let k = 0; k < last; k++) {
-        chunk = first[k]!;
-        first[k] = EMPTY;
-        yield chunk;
-      }
-      chunk = null; // nor the last of them (~1 KB: a stream's start) in a saved register
       const body = res.body;
       if (body instanceof UpstreamCall) {
-        // the rest read straight (answer-tail.ts): this generator is not resumed after this yield
+        // the rest goes on from the answer itself (answer-tail.ts): the held chunks after the first,
+        // then the body read straight, each at once when it is there; this generator is not resumed
+        // after this yield
         body.settleWith(new TailSettle(ctx, deployment, timing));
-        answer.handOff(body);
+        answer.handOff(body, first);
+        yield takeFirst(first);
+      } else {
+        let chunk: Buffer | null = null;
+        const last = first.length - 1;
+        for (let k = 0; k < last; k++) {
+          chunk = first[k]!;
+          first[k] = EMPTY;
+          yield chunk;
+        }
+        chunk = null; // nor the last of them (~1 KB: a stream's start) in a saved register
+        yield takeLast(first);
       }
-      yield takeLast(first);
     }
     try {
       for await (const chunk of res.body) {
