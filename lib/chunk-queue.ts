@@ -2,11 +2,9 @@
 // handler callbacks) and an async-iterator consumer (the fused stages), without a stream object in
 // between. It holds up to READ_AHEAD bytes the consumer has not taken yet; `push` returns false
 // beyond that, and the producer pauses until `resumeProducer` is called (backpressure).
-import type { Pulled, ReadyIterator } from './fused-drive.js';
+import { DONE, type Pulled, type ReadyIterator } from './fused-drive.js';
 
 export const READ_AHEAD = 64 * 1024;
-
-const DONE: IteratorReturnResult<undefined> = { done: true, value: undefined };
 
 export abstract class ChunkQueue implements AsyncIterableIterator<Buffer> {
   private readonly queue: Buffer[] = [];

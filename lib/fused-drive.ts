@@ -12,6 +12,9 @@
  */
 export type Pulled<T> = Promise<IteratorResult<T>> | IteratorResult<T>;
 
+/** an iterator's end, as a result: one object for every iterator of the chain that answers it itself */
+export const DONE: IteratorReturnResult<undefined> = { done: true, value: undefined };
+
 /** An async iterator whose `next` answers with its result itself when it has it (see Pulled). */
 export interface ReadyIterator<T> {
   next(): Pulled<T>;

@@ -16,7 +16,7 @@ import type { Stage, StageFactory, StageOutput } from '../lib/stage.js';
 import type { RequestContext } from '../lib/context.js';
 import type { Reservation } from '../lib/store/types.js';
 import { dialectFor, rateLimitHeaderNames, type RateLimitHeaderNames } from '../lib/dialects/index.js';
-import { asAsyncIterator, type Pulled, type ReadyIterator } from '../lib/fused-drive.js';
+import { asAsyncIterator, DONE, type Pulled, type ReadyIterator } from '../lib/fused-drive.js';
 
 function formatReset(seconds: number, style: RateLimitHeaderNames['reset'], now: number): string {
   if (style === 'instant') return new Date(now + seconds * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
@@ -125,8 +125,6 @@ class AfterHold<T> implements ReadyIterator<HoldOutput<T>> {
     return DONE;
   }
 }
-
-const DONE: IteratorReturnResult<undefined> = { done: true, value: undefined };
 
 const itself = (item: unknown): RoutedRequest => item as RoutedRequest;
 

@@ -35,7 +35,7 @@ import type { Stage, StageFactory, StageOutput } from '../lib/stage.js';
 import type { Reservation } from '../lib/store/types.js';
 import { preciseNow, type StageMarks } from '../lib/tracing/tracer-api.js';
 import { endOnce, type Settlement } from './settle-charge.js';
-import { asAsyncIterator, type Pulled, type ReadyIterator } from '../lib/fused-drive.js';
+import { asAsyncIterator, DONE, type Pulled, type ReadyIterator } from '../lib/fused-drive.js';
 
 export { isCharged, type Settlement } from './settle-charge.js';
 
@@ -195,8 +195,6 @@ class AfterSettle<T> implements ReadyIterator<T> {
     return DONE;
   }
 }
-
-const DONE: IteratorReturnResult<undefined> = { done: true, value: undefined };
 
 export function settle<T>(opts: SettleOptions<T> = {}): StageFactory<T, T> {
   return (ctx): Stage<T, T> => new SettleStage(opts, ctx, ctx.services.tracer !== undefined ? {} : null);
