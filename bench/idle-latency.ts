@@ -46,7 +46,9 @@ try {
     procs.push(proc);
     targets.push({ name, proc });
   }
-  const sc = ((await import(here(`./${args.scenario}.js`))) as { scenario: HttpScenario }).scenario;
+  // a scenario file exports `scenario`, or `scenarios` at several connection counts (the first is taken)
+  const mod = (await import(here(`./${args.scenario}.js`))) as { scenario?: HttpScenario; scenarios?: HttpScenario[] };
+  const sc = mod.scenario ?? mod.scenarios![0]!;
   const spec = sc.request({ connections: 1 } as unknown as BenchEnv);
   const urls = targets.map((t) => t.proc.url);
   await measureSerial(urls, spec, Number(args.warm), 120_000, sc.stream); // warm-up, back to back
