@@ -60,14 +60,16 @@ const q = (a: number[]): { p50: number; p99: number } => {
 /**
  * `n` requests to each of `baseUrls`, one at a time (for at most `maxMs` in all), interleaved: in
  * each round every target answers one, in turn, the order reversed every other round. `stream:
- * false`: a JSON answer, whose first byte counts as its first token. One result per target.
+ * false`: a JSON answer, whose first byte counts as its first token. `gapMs`: a pause before each
+ * round (requests to a target that sat idle). One result per target.
  */
-export async function measureSerial(baseUrls: string[], spec: HttpRequestSpec, n: number, maxMs: number, stream = true): Promise<TtftResult[]> {
+export async function measureSerial(baseUrls: string[], spec: HttpRequestSpec, n: number, maxMs: number, stream = true, gapMs = 0): Promise<TtftResult[]> {
   const pools = baseUrls.map((u) => new Pool(new URL(u).origin, { connections: 1, pipelining: 1 }));
   const samples: Samples[] = baseUrls.map(() => ({ fb: [], ft: [], tot: [], failed: 0 }));
   const until = performance.now() + maxMs;
   try {
     for (let i = 0; i < n && performance.now() < until; i++) {
+      if (gapMs > 0) await new Promise((r) => setTimeout(r, gapMs));
       for (let k = 0; k < pools.length; k++) {
         const at = i % 2 === 0 ? k : pools.length - 1 - k;
         await timeOne(pools[at]!, spec, stream, samples[at]!);

@@ -247,11 +247,15 @@ export class Store implements GatewayStore {
     if (this.checkpointer !== null) {
       this.checkpointer.stop();
       this.checkpointer = null;
-      // what was not copied yet goes into the database file now (shutdown may block). If another
-      // connection (another process's) is in the middle of its own checkpoint, TRUNCATE answers
-      // busy at once instead of waiting: try again until it is done (milliseconds; bounded).
+      // what was not copied yet goes into the database file now (shutdown may block), and the WAL is
+      // emptied. TRUNCATE answers busy when another connection is in the middle of its own
+      // checkpoint (milliseconds: try again), and when another process still serving holds a
+      // snapshot of the WAL (its checkpointer's guard, which lets go only once the WAL is large): it
+      // then still copies every frame it may, and the WAL, being in use, stays for that process. So
+      // it is not waited for through busy_timeout, and tried again for at most a second.
       try {
-        for (let i = 0; i < 300 && checkpointBusy(this.db.pragma('wal_checkpoint(TRUNCATE)')); i++) sleepSync(10);
+        this.db.pragma('busy_timeout = 0');
+        for (let i = 0; i < 100 && checkpointBusy(this.db.pragma('wal_checkpoint(TRUNCATE)')); i++) sleepSync(10);
       } catch {
         // a store that cannot be written (disk full): the WAL stays, SQLite replays it at the next open
       }
