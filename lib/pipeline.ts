@@ -148,7 +148,7 @@ export async function runPipeline<O extends string | Buffer | ChainNote>(ctx: Re
       }
       if (signal.aborted) throw signal.reason;
       if (w === ENDED) break;
-      const wait = sink.write(fused.take());
+      const wait = sink.write(fused.take(), running === 1);
       if (wait !== undefined) await wait;
       if (signal.aborted) throw signal.reason;
     }

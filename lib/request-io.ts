@@ -185,15 +185,26 @@ export class ResponseSink {
     if (!this.res.writableEnded) this.res.uncork();
   }
 
-  /** undefined when the piece went out (or was queued within the socket's buffer), else wait for the promise */
-  write(chunk: string | Buffer): Promise<void> | undefined {
+  /**
+   * undefined when the piece went out (or was queued within the socket's buffer), else wait for the
+   * promise. `alone` (no other answer is being worked in this process): a streaming answer's first
+   * piece leaves now, not at the end of this tick, where node:http sends what a tick wrote; the rest
+   * of the provider's chunks already in memory is then worked while it travels (at concurrency 1,
+   * with the provider's whole answer in one chunk, its first token came 0.1 ms later). Under load
+   * the pieces of a tick still go out together: the write saved is CPU other answers wait for.
+   */
+  write(chunk: string | Buffer, alone = false): Promise<void> | undefined {
     if (this.whole) {
       (this.held ??= []).push(chunk);
       return undefined;
     }
+    const first = !this.sent;
     this.head();
     const res = this.res;
     const ok = res.write(chunk);
+    // node:http corked the socket for this tick at the write: uncorked now, the head and the piece
+    // leave in one write (its own uncork at the tick's end then finds nothing held)
+    if (first && alone && !this.corked) res.socket?.uncork();
     if (this.keepalive !== null) {
       this.lastWrite = Date.now();
       if (this.timer === null) this.timer = setTimeout(timerOf, this.pingMs, this);
