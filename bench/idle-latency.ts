@@ -6,7 +6,7 @@
 // --b DIST: a second gateway, that build's bin/gateway.js, measured in the same rounds (an A/B).
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, dirname } from 'node:path';
+import { join, dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { freePort, pinSelf, startProc, type Proc } from './procs.js';
@@ -37,7 +37,7 @@ try {
   procs.push(bare);
   targets.push({ name: 'bare proxy', proc: bare });
   const builds: [string, string][] = [['gateway', here('../bin/gateway.js')]];
-  if (args.b !== undefined) builds.push([`gateway (${args.b})`, join(args.b, 'bin/gateway.js')]);
+  if (args.b !== undefined) builds.push([`gateway (${args.b})`, join(resolve(args.b), 'bin/gateway.js')]);
   for (const [i, [name, bin]] of builds.entries()) {
     const configFile = join(dir, `gw${i}.config.json`);
     writeFileSync(configFile, JSON.stringify(benchConfig({ upstreamUrl: upstream.url, storeFile: join(dir, `gw${i}.db`), logLevel: 'warn' })));
