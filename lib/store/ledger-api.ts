@@ -38,15 +38,18 @@ export interface Ledger {
    * `reserve`, batched with every other reserve and end of the same event-loop turn in one
    * transaction (one commit). Each hold is still decided alone, in queue order, against the counters
    * as the earlier operations of the batch left them; resolves once the batch committed (so the hold
-   * is on disk before any provider work), rejects with the same 402 `reserve` would throw.
+   * is on disk before any provider work), rejects with the same 402 `reserve` would throw. `alone`:
+   * no other answer is being worked in this process (lib/answers-running.ts), so nothing could join
+   * the batch this turn: the SQLite ledger then commits at once instead of in the next turn (the
+   * batch's turn cost a lone request 0.03–0.04 ms a commit); PostgreSQL batches as before.
    */
-  reserveSoon(input: ReserveInput): Promise<Reservation>;
+  reserveSoon(input: ReserveInput, alone?: boolean): Promise<Reservation>;
   /**
    * `settle` (charge = true) or `release`, batched like `reserveSoon`: every reservation ended in the
    * same event-loop turn shares one transaction, so a busy gateway does not pay a commit per request.
    * Resolves once the batch committed; `flush()` commits what is queued at once (shutdown).
    */
-  endSoon(reservation: Reservation, record: UsageRecord, charge: boolean): Promise<boolean>;
+  endSoon(reservation: Reservation, record: UsageRecord, charge: boolean, alone?: boolean): Promise<boolean>;
   flush(): Awaitable<void>;
   /** release the reservations of owners whose lease is gone or expired, never this process's (lease.ts); returns how many */
   releaseStale(): Awaitable<number>;

@@ -97,14 +97,14 @@ export class SqliteLedger implements Ledger {
     this.queue.faults = faults;
   }
 
-  reserveSoon(input: ReserveInput): Promise<Reservation> {
+  reserveSoon(input: ReserveInput, alone = false): Promise<Reservation> {
     assertUnits(input.amount, 'reservation amount');
-    return this.queue.reserveSoon(input);
+    return this.queue.reserveSoon(input, alone);
   }
 
-  endSoon(reservation: Reservation, record: UsageRecord, charge: boolean): Promise<boolean> {
+  endSoon(reservation: Reservation, record: UsageRecord, charge: boolean, alone = false): Promise<boolean> {
     if (charge) assertUnits(record.cost, 'cost');
-    return this.queue.endSoon(reservation, charge ? record : { ...record, cost: 0 });
+    return this.queue.endSoon(reservation, charge ? record : { ...record, cost: 0 }, alone);
   }
 
   flush(): void {
