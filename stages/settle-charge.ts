@@ -8,7 +8,6 @@ import type { Outcome, Upstream } from '../lib/notes.js';
 import { unitsToUsd } from '../lib/pricing.js';
 import type { Reservation, UsageRecord } from '../lib/store/types.js';
 import { preciseNow, type StageMarks } from '../lib/tracing/tracer-api.js';
-import { answersRunning } from '../lib/answers-running.js';
 
 /** What settle learned from the chain's notes about one request. */
 export interface Settlement {
@@ -79,7 +78,7 @@ function endReservation(ctx: RequestContext, s: Settlement, reservation: Reserva
   const { store, rateLimiter } = ctx.services;
   const record = usageRecord(ctx, s, outcome, error, cost);
   // queued now (batched with this turn's other ends), awaited last: what follows needs no store
-  const committed = store.ledger.endSoon(reservation, record, charged, answersRunning() <= 1);
+  const committed = store.ledger.endSoon(reservation, record, charged);
   if (charged && s.usage === null && s.audioSeconds === null) ctx.log.warn({ reservation: reservation.id }, 'request ended without validated usage: nothing charged');
   if (cost > reservation.amount) {
     ctx.log.warn({ reservation: reservation.id, reservedUsd: unitsToUsd(reservation.amount), costUsd: unitsToUsd(cost) }, 'cost above the reservation');

@@ -41,7 +41,8 @@ export interface Ledger {
    * is on disk before any provider work), rejects with the same 402 `reserve` would throw. `alone`:
    * no other answer is being worked in this process (lib/answers-running.ts), so nothing could join
    * the batch this turn: the SQLite ledger then commits at once instead of in the next turn (the
-   * batch's turn cost a lone request 0.03–0.04 ms a commit); PostgreSQL batches as before.
+   * turn cost a lone request 0.03–0.04 ms before its provider call); PostgreSQL batches as before.
+   * Ends always wait for the turn: a lone answer's last text leaves before its charge commits.
    */
   reserveSoon(input: ReserveInput, alone?: boolean): Promise<Reservation>;
   /**
@@ -49,7 +50,7 @@ export interface Ledger {
    * same event-loop turn shares one transaction, so a busy gateway does not pay a commit per request.
    * Resolves once the batch committed; `flush()` commits what is queued at once (shutdown).
    */
-  endSoon(reservation: Reservation, record: UsageRecord, charge: boolean, alone?: boolean): Promise<boolean>;
+  endSoon(reservation: Reservation, record: UsageRecord, charge: boolean): Promise<boolean>;
   flush(): Awaitable<void>;
   /** release the reservations of owners whose lease is gone or expired, never this process's (lease.ts); returns how many */
   releaseStale(): Awaitable<number>;

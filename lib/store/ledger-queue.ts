@@ -87,8 +87,8 @@ export class LedgerQueue {
   }
 
   /** `record` as it is to be written (cost 0 for a release); its cost is checked by the caller. */
-  endSoon(reservation: Reservation, record: UsageRecord, alone = false): Promise<boolean> {
-    return new Promise((resolve, reject) => this.enqueue({ kind: 'end', reservation, record, resolve, reject }, alone));
+  endSoon(reservation: Reservation, record: UsageRecord): Promise<boolean> {
+    return new Promise((resolve, reject) => this.enqueue({ kind: 'end', reservation, record, resolve, reject }, false));
   }
 
   /** Runs what is queued as one batch now. */

@@ -102,9 +102,9 @@ export class SqliteLedger implements Ledger {
     return this.queue.reserveSoon(input, alone);
   }
 
-  endSoon(reservation: Reservation, record: UsageRecord, charge: boolean, alone = false): Promise<boolean> {
+  endSoon(reservation: Reservation, record: UsageRecord, charge: boolean): Promise<boolean> {
     if (charge) assertUnits(record.cost, 'cost');
-    return this.queue.endSoon(reservation, charge ? record : { ...record, cost: 0 }, alone);
+    return this.queue.endSoon(reservation, charge ? record : { ...record, cost: 0 });
   }
 
   flush(): void {
