@@ -73,9 +73,13 @@ function batchDelayMs(file: string): number {
   return m ? Number(m[1]) : 0;
 }
 
-/** Runs a ledger batch in the next event-loop turn (or `slow <ms>` later, under the test switch). */
-export function scheduleBatch(run: () => void): void {
+/**
+ * Runs a ledger batch in the next event-loop turn, or at once when `now` (or `slow <ms>` later either
+ * way, under the test switch).
+ */
+export function scheduleBatch(run: () => void, now = false): void {
   const delay = faultFile ? batchDelayMs(faultFile) : 0;
   if (delay > 0) setTimeout(run, delay);
+  else if (now) run();
   else setImmediate(run);
 }

@@ -72,20 +72,23 @@ export class LedgerQueue {
     }
   }
 
-  private enqueue(op: Op): void {
+  /** `alone` (ledger-api.ts): a batch this operation starts commits at once, not in the next turn. */
+  private enqueue(op: Op, alone: boolean): void {
     this.queue.push(op);
-    if (this.queue.length === 1) scheduleBatch(() => this.flush());
+    if (this.queue.length === 1) scheduleBatch(this.flushNow, alone);
   }
 
+  private readonly flushNow = (): void => this.flush();
+
   /** `amount` is checked by the caller. */
-  reserveSoon(input: ReserveInput): Promise<Reservation> {
+  reserveSoon(input: ReserveInput, alone = false): Promise<Reservation> {
     if (this.backlog.size > 0) return Promise.reject(errors.storeUnwritable(this.backlog.retryAfterSeconds()));
-    return new Promise((resolve, reject) => this.enqueue({ kind: 'reserve', input, resolve, reject }));
+    return new Promise((resolve, reject) => this.enqueue({ kind: 'reserve', input, resolve, reject }, alone));
   }
 
   /** `record` as it is to be written (cost 0 for a release); its cost is checked by the caller. */
   endSoon(reservation: Reservation, record: UsageRecord): Promise<boolean> {
-    return new Promise((resolve, reject) => this.enqueue({ kind: 'end', reservation, record, resolve, reject }));
+    return new Promise((resolve, reject) => this.enqueue({ kind: 'end', reservation, record, resolve, reject }, false));
   }
 
   /** Runs what is queued as one batch now. */

@@ -97,9 +97,9 @@ export class SqliteLedger implements Ledger {
     this.queue.faults = faults;
   }
 
-  reserveSoon(input: ReserveInput): Promise<Reservation> {
+  reserveSoon(input: ReserveInput, alone = false): Promise<Reservation> {
     assertUnits(input.amount, 'reservation amount');
-    return this.queue.reserveSoon(input);
+    return this.queue.reserveSoon(input, alone);
   }
 
   endSoon(reservation: Reservation, record: UsageRecord, charge: boolean): Promise<boolean> {
