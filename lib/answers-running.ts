@@ -5,8 +5,9 @@
 // end: the write or commit saved is CPU the others wait for.
 let running = 0;
 
-export function answersRunning(): number {
-  return running;
+/** no other answer is being worked in this process (the caller's own may be) */
+export function answerAlone(): boolean {
+  return running <= 1;
 }
 
 export function answerStarted(): void {

@@ -21,7 +21,7 @@ import { closesAfterRefusal, lingerOnClose } from './linger.js';
 import { watchBody } from './body-clock.js';
 import { errors } from './errors/index.js';
 import { StageTimings } from './stage-timings.js';
-import { answerEnded, answersRunning, answerStarted } from './answers-running.js';
+import { answerAlone, answerEnded, answerStarted } from './answers-running.js';
 import { abortWatch } from './request-abort.js';
 
 /**
@@ -61,13 +61,6 @@ export function writeError(ctx: RequestContext, res: ServerResponse, error: Gate
   res.end(rendered.body);
   return outcome;
 }
-
-// An answer's last chunk is held in the socket over its charge's commit (ResponseSink.holdForStore)
-// only while another answer is running (lib/answers-running.ts): then the write it saves is CPU the
-// others wait for (the bench's stream rows: 10–35 % more answers a second at 16 and 64 connections);
-// alone, the gateway writes at once and the client reads the answer while the commit runs (held, an
-// idle gateway's answer came 0.14–0.37 ms later at concurrency 1, and its first token too when the
-// provider sent the whole answer at once).
 
 /**
  * Run the chain on the request and write what it outputs; every stage's `close` runs once, told the
@@ -124,9 +117,12 @@ export async function runPipeline<O extends string | Buffer | ChainNote>(ctx: Re
             continue;
           }
           // a wait for the store alone keeps this turn's writes for the next one (request-io.ts), when
-          // other answers are running (lib/answers-running.ts)
+          // other answers are running (lib/answers-running.ts): then the write it saves is CPU the
+          // others wait for (the bench's stream rows: 10–35 % more answers a second at 16 and 64
+          // connections); alone, the gateway writes at once and the client reads the answer while the
+          // commit runs (held, an idle gateway's answer came 0.14–0.37 ms later at concurrency 1)
           if (fused.awaitsStoreOnly()) {
-            if (answersRunning() > 1) sink.holdForStore();
+            if (!answerAlone()) sink.holdForStore();
           } else sink.release();
           let r: IteratorResult<unknown>;
           try {
@@ -145,7 +141,7 @@ export async function runPipeline<O extends string | Buffer | ChainNote>(ctx: Re
       }
       if (signal.aborted) throw signal.reason;
       if (w === ENDED) break;
-      const wait = sink.write(fused.take(), answersRunning() === 1);
+      const wait = sink.write(fused.take(), answerAlone());
       if (wait !== undefined) await wait;
       if (signal.aborted) throw signal.reason;
     }

@@ -17,7 +17,7 @@ import type { RequestContext } from '../lib/context.js';
 import type { Reservation } from '../lib/store/types.js';
 import { dialectFor, rateLimitHeaderNames, type RateLimitHeaderNames } from '../lib/dialects/index.js';
 import { asAsyncIterator, DONE, type Pulled, type ReadyIterator } from '../lib/fused-drive.js';
-import { answersRunning } from '../lib/answers-running.js';
+import { answerAlone } from '../lib/answers-running.js';
 
 function formatReset(seconds: number, style: RateLimitHeaderNames['reset'], now: number): string {
   if (style === 'instant') return new Date(now + seconds * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
@@ -171,7 +171,7 @@ class ReserveCreditsStage<T> implements Stage<T, T | HeadersNote | ReservedNote>
       const headers: HeadersNote = { note: 'headers', headers: rateLimitHeaders(ctx.dialect, decision) };
       // The hold goes on to settle as a `reserved` note in the same pull that waits for it, so the
       // chain cannot end in between; `close` still waits for it, so a hold never outlives the request.
-      const held = store.ledger.reserveSoon({ requestId: ctx.reqId, key, amount }, answersRunning() <= 1).catch((err: unknown) => {
+      const held = store.ledger.reserveSoon({ requestId: ctx.reqId, key, amount }, answerAlone()).catch((err: unknown) => {
         // nothing will run: give the counted tokens back
         rateLimiter.record(key, 0, decision.estimatedTokens);
         throw err;

@@ -7,6 +7,8 @@ import Database from 'better-sqlite3';
 import t from 'tap';
 import { RESTART_BYTES } from '../../lib/store/checkpointer.js';
 import { seededFileStore, serveOne, testKey } from './checkpoint-fixture.js';
+import { baseConfig, startGateway } from '../helpers/gateway.js';
+import { fileStoreConfig, msg, post } from '../helpers/messages.js';
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
@@ -65,4 +67,30 @@ t.test('idle requests append to the WAL; it starts over once it is large', async
   const again = new Database(file, { readonly: true });
   t.equal((again.prepare('SELECT COUNT(*) AS n FROM usage').get() as { n: number }).n, rows, 'every usage record is in the file after close');
   again.close();
+});
+
+t.test('through bin/gateway: Messages requests 250 ms apart never start the WAL over', async (t) => {
+  const { config } = fileStoreConfig(baseConfig());
+  const file = (config.store as string).slice('sqlite:'.length);
+  const gw = await startGateway(config);
+  t.teardown(() => gw.stop());
+  t.equal((await post(gw, msg('opus'))).status, 200);
+  await sleep(300); // the serving checkpointer (every 100 ms) has copied the whole WAL
+  const salts = walSalts(file);
+  for (let i = 0; i < 6; i++) {
+    t.equal((await post(gw, msg('opus'))).status, 200, `request ${i} answered`);
+    await sleep(250);
+  }
+  t.equal(walSalts(file), salts, 'every request after a complete checkpoint appended to the WAL');
+  // the gateway also commits on its own (its lease): within a few checkpoints every frame is copied
+  let state = walState(file);
+  for (let i = 0; i < 20 && state.checkpointed !== state.log; i++) {
+    await sleep(50);
+    state = walState(file);
+  }
+  t.ok(state.log > 0 && state.checkpointed === state.log, `the serving checkpointer copied every frame (${state.checkpointed} of ${state.log})`);
+  t.equal(await gw.stop(), 0, 'graceful exit');
+  const db = new Database(file, { readonly: true });
+  t.equal((db.prepare('SELECT COUNT(*) AS n FROM usage').get() as { n: number }).n, 7, 'every request charged, in the file');
+  db.close();
 });
