@@ -2,7 +2,7 @@
 // each client dialect, streamed and as the non-streaming JSON answer: 1-byte chunks and seeded random
 // chunks give the same bytes (and the same failure, for recordings that end in an upstream error)
 // as the whole file; the dialect is detected from the frames; the JSON answers have the shape of
-// their dialect. bin/replay itself is run in replay-cli.test.ts.
+// their dialect. bin/replay itself is run in replay-cli.long.test.ts.
 import { readdirSync, readFileSync } from 'node:fs';
 import t from 'tap';
 import { detectDialect, replay, type ReplayDialect, type ReplayOutput, type ReplayResult } from '../lib/replay/index.js';

@@ -4,7 +4,7 @@
 //   node dist/bench/router/train.js [--out FILE] [--dev] [--epochs N] [--rate R] [--l2 X] ...
 //
 // --dev prints the figures on dev.jsonl that the options were tuned with. This script reads
-// train.jsonl and dev.jsonl only: never test.jsonl, never raw/ (test/router/train.test.ts
+// train.jsonl and dev.jsonl only: never test.jsonl, never raw/ (test/router/train.long.test.ts
 // traces its file opens).
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';

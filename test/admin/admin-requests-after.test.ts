@@ -3,7 +3,7 @@
 // asking from it gets every row once, in order, as requests are served; `after=0` starts at the
 // first row, `after=<request id>` at that request's row; a newest-first answer's `nextAfter` starts
 // after its newest row. Through bin/gateway on a file store (PostgreSQL under `npm run
-// test:postgres`; admin-requests-commit-order.test.ts covers rows committed out of order there).
+// test:postgres`; admin-requests-commit-order.long.test.ts covers rows committed out of order there).
 import t from 'tap';
 import { serveAndList, startAdminGateway, type AdminGateway } from '../helpers/admin.js';
 import { TEST_KEY } from '../helpers/gateway.js';

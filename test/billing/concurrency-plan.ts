@@ -1,4 +1,4 @@
-// The 300-request mix of the concurrency test (concurrency.test.ts): the catalog it runs on, what each
+// The 300-request mix of the concurrency test (concurrency.long.test.ts): the catalog it runs on, what each
 // kind of request may end as, the plan of who sends what, and `fire`, which sends one request as a
 // real client would and records what that client saw (status, usage, cost, or the disconnect).
 import { parseSse } from '../helpers/messages.js';

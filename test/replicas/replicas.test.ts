@@ -220,7 +220,7 @@ t.test('three replicas on PostgreSQL + Redis: 600 requests, one replica killed a
   t.comment(`warnings and errors the replicas logged: ${JSON.stringify(Object.fromEntries(warnings))}`);
   t.same(problems, [], 'every success is charged what its client was told');
   // the answer's last frame leaves only once its charge committed (stages/settle.ts): a success the
-  // killed replica answered is charged like any other (test/billing/kill-after-answer.test.ts pins it)
+  // killed replica answered is charged like any other (test/billing/kill-after-answer.long.test.ts pins it)
   t.same(unsettledOnVictim, [], 'every success the killed replica answered is charged');
   t.equal(checked + unsettledOnVictim.length, count((r) => r.outcome === 'success'), `${checked} successes checked`);
   const mispriced = rows.filter((r) => Number(r.cost) !== 0 && Number(r.cost) !== expectedCost(BILL_PRICING, rowUsage(r)));

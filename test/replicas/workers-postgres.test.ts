@@ -1,6 +1,6 @@
 // bin/gateway --workers 2 on PostgreSQL: a key's rate limit is exact across the two workers, kept
 // by the cluster primary (no `limits`) or by Redis (`limits`), and the ledger ends exact. The SQLite
-// variant runs in the default suite (test/cluster/workers.test.ts). Run by `npm run test:replicas`.
+// variant runs in `npm run test:long` (test/cluster/workers.long.test.ts). Run by `npm run test:replicas`.
 import t from 'tap';
 import { baseConfig, startGateway } from '../helpers/gateway.js';
 import { rawRequest } from '../helpers/http.js';

@@ -1,4 +1,4 @@
-// Preloaded (node --import) into the training script by train.test.ts: records every path the
+// Preloaded (node --import) into the training script by train.long.test.ts: records every path the
 // process opens through node:fs, and writes the list to $TRACE_OPENS_FILE at exit.
 import fs from 'node:fs';
 import { syncBuiltinESMExports } from 'node:module';

@@ -1,6 +1,6 @@
 // GET /healthz (the process serves) and GET /readyz (it can take a request: the store takes writes),
 // without a key. A settle the store refuses makes /readyz answer 503 naming the store until it is
-// written; /healthz stays 200 throughout. (Redis readiness: test/limits/redis-limits.test.ts.)
+// written; /healthz stays 200 throughout. (Redis readiness: test/limits/redis-limits.long.test.ts.)
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';

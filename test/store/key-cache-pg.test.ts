@@ -4,7 +4,7 @@
 // key map (a reload, an admin change, another replica's change through NOTIFY / key_epoch) clears
 // it, and each answer is the one a lookup by hash alone (a fresh store on the same database) gives.
 // Runs in the plain `npx tap` whenever PostgreSQL is installed (a server of its own, or the one
-// GATEWAY_TEST_PG_URL names), as replicas-postgres.test.ts does; skipped otherwise.
+// GATEWAY_TEST_PG_URL names), as replicas-postgres.long.test.ts does; skipped otherwise.
 import t, { type Test } from 'tap';
 import { hashKey } from '../../lib/store/key-rows.js';
 import { PgStore } from '../../lib/store/pg/pg-store.js';

@@ -1,7 +1,7 @@
 // The switch of a new store file to WAL mode waits for another process's lock (wal-switch.ts):
 // SQLite refuses the switch at once, without waiting through busy_timeout, when the lock could
 // deadlock; four gateway processes starting together on one new file then saw one of them fail
-// with "database is locked" (test/store/shared-store-start.test.ts, about one round in 150 under load).
+// with "database is locked" (test/store/shared-store-start.long.test.ts, about one round in 150 under load).
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,6 +1,6 @@
 // `npm run test:clients` runs the Codex tier too: in a clone without `../shared` (no loopback
 // namespace script) it must fail under CI and skip loudly elsewhere, as the Claude Code tier does
-// (tier-gate.test.ts). Runs codex.test.js with tap as the npm script does, the script path pointed
+// (tier-gate.long.test.ts). Runs codex.test.js with tap as the npm script does, the script path pointed
 // at a file that does not exist.
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
