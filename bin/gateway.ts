@@ -5,7 +5,8 @@
 // bin/gateway keys list|create|revoke ...    (API keys, as the admin API makes them)
 // bin/gateway usage [--group-by ...]          (usage sums, as GET /admin/v1/usage)
 import { GatewayError } from '../lib/errors.js';
-import { parseCommandLine, resolveConfig, startGateway } from '../lib/main.js';
+// serving loads the server (lib/main.js) when it serves: --help and the CLIs never load it
+import { parseCommandLine, resolveConfig } from '../lib/command-line.js';
 
 const USAGE = `usage:
   gateway [--config FILE] [--host HOST] [--port N] [--record DIR] [--workers N|auto]
@@ -35,6 +36,7 @@ async function main(argv: string[]): Promise<number | null> {
   }
   const { command, options } = parsed;
   if (command === null) {
+    const { startGateway } = await import('../lib/main.js');
     await startGateway(options);
     return null;
   }

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
 import t from 'tap';
-import { baseConfig } from '../helpers/gateway.js';
+import { baseConfig, startGateway } from '../helpers/gateway.js';
 import { GATEWAY } from '../helpers/processes.js';
 
 t.test('a gateway with real providers and no limits starts without the Redis client, ajv, the simulators or the cluster', async (t) => {
@@ -44,4 +44,46 @@ t.test('a gateway with real providers and no limits starts without the Redis cli
     ['the cluster modules', /\/dist\/lib\/cluster\//],
   ];
   for (const [what, re] of forbidden) t.same(urls.filter((u) => re.test(u)), [], `${what}: not loaded`);
+});
+
+/** the module URLs bin/gateway loads for `args` (its exit code too), through the load hook above */
+async function loadedBy(args: string[], cwd: string): Promise<{ code: number | null; urls: string[]; printed: string }> {
+  const loaded = join(cwd, `loaded-${args.join('-').replace(/[^a-z-]/g, '')}.txt`);
+  writeFileSync(join(cwd, 'hooks.mjs'), `import { appendFileSync } from 'node:fs';\nexport async function load(url, context, next) { appendFileSync(process.env.LOADED_FILE, url + '\\n'); return next(url, context); }\n`);
+  writeFileSync(join(cwd, 'register.mjs'), `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(join(cwd, 'hooks.mjs')).href)});\n`);
+  writeFileSync(loaded, '');
+  const proc = spawn(process.execPath, ['--import', join(cwd, 'register.mjs'), GATEWAY, ...args], { cwd, env: { PATH: process.env.PATH, LOADED_FILE: loaded }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  // what it prints, either stream (a subcommand's --help goes to stderr)
+  proc.stdout!.on('data', (c: Buffer) => (stdout += c.toString()));
+  proc.stderr!.on('data', (c: Buffer) => (stdout += c.toString()));
+  const code = await new Promise<number | null>((resolve) => proc.once('exit', resolve));
+  return { code, urls: readFileSync(loaded, 'utf8').split('\n').filter(Boolean), printed: stdout };
+}
+
+t.test('--help and the CLIs answer without loading the server, its services or the HTTP client', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'gw-cli-modules-'));
+  const config = { ...baseConfig(), store: `sqlite:${join(dir, 'gw.db')}` };
+  writeFileSync(join(dir, 'config.json'), JSON.stringify(config));
+  // the CLIs read an existing store (they never create one): a gateway's start makes it
+  const gw = await startGateway(config);
+  await gw.stop();
+  const runs: [string[], RegExp][] = [
+    [['--help'], /^usage:/],
+    [['keys', 'list', '--config', join(dir, 'config.json')], /full/],
+    [['credits', 'show', '--config', join(dir, 'config.json')], /acme/],
+    [['router', '--help'], /router choose/],
+  ];
+  const forbidden: [string, RegExp][] = [
+    ['the server', /\/dist\/lib\/server\.js$/],
+    ['serving start-up', /\/dist\/lib\/main\.js$/],
+    ['the upstream HTTP client (undici)', /node_modules\/undici\//],
+  ];
+  for (const [args, answer] of runs) {
+    const { code, urls, printed } = await loadedBy(args, dir);
+    t.equal(code, 0, `gateway ${args.slice(0, 2).join(' ')}: exit 0`);
+    t.match(printed, answer, `gateway ${args.slice(0, 2).join(' ')}: its answer`);
+    t.ok(urls.some((u) => u.includes('/dist/bin/gateway.js')), `gateway ${args.slice(0, 2).join(' ')}: the hook saw it load`);
+    for (const [what, re] of forbidden) t.same(urls.filter((u) => re.test(u)), [], `gateway ${args.slice(0, 2).join(' ')}: ${what} not loaded`);
+  }
 });
