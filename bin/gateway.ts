@@ -5,7 +5,7 @@
 // bin/gateway keys list|create|revoke ...    (API keys, as the admin API makes them)
 // bin/gateway usage [--group-by ...]          (usage sums, as GET /admin/v1/usage)
 import { GatewayError } from '../lib/errors.js';
-// serving loads the server (lib/main.js) when it serves: --help and the CLIs never load it
+// the server (lib/main.js) is loaded only to serve: --help and the CLIs never load it
 import { parseCommandLine, resolveConfig } from '../lib/command-line.js';
 
 const USAGE = `usage:

@@ -13,8 +13,6 @@ import { unitsToUsd } from './pricing.js';
 import type { Unsettled } from './store/settle-backlog.js';
 import type { Logger } from 'pino';
 
-export { parseCommandLine, resolveConfig, type StartOptions } from './command-line.js';
-
 /** What a newcomer needs next, on stderr (the log stays JSON on stdout): the URL, the key, one request. */
 export function startBanner(url: string, demoKey: string | null, config: Config): string {
   const textModels = config.models.filter((m) => (m.input ?? ['text']).includes('text'));

@@ -13,18 +13,27 @@ import t from 'tap';
 import { baseConfig, startGateway } from '../helpers/gateway.js';
 import { GATEWAY } from '../helpers/processes.js';
 
+/**
+ * A module hook in `dir` that appends every URL the process loads to the file named by its
+ * LOADED_FILE: the path of its `--import` script.
+ */
+function loadHook(dir: string): string {
+  writeFileSync(join(dir, 'hooks.mjs'), `import { appendFileSync } from 'node:fs';\nexport async function load(url, context, next) { appendFileSync(process.env.LOADED_FILE, url + '\\n'); return next(url, context); }\n`);
+  writeFileSync(join(dir, 'register.mjs'), `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(join(dir, 'hooks.mjs')).href)});\n`);
+  return join(dir, 'register.mjs');
+}
+
 t.test('a gateway with real providers and no limits starts without the Redis client, ajv, the simulators or the cluster', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'gw-start-modules-'));
   const loaded = join(dir, 'loaded.txt');
-  writeFileSync(join(dir, 'hooks.mjs'), `import { appendFileSync } from 'node:fs';\nexport async function load(url, context, next) { appendFileSync(${JSON.stringify(loaded)}, url + '\\n'); return next(url, context); }\n`);
-  writeFileSync(join(dir, 'register.mjs'), `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(join(dir, 'hooks.mjs')).href)});\n`);
+  const hook = loadHook(dir);
   // nothing listens on port 9: no request is made, the providers only have to be real ones
   const providers = [
     { id: 'sim-anthropic', protocol: 'anthropic', baseUrl: 'http://127.0.0.1:9', apiKey: 'test-upstream-key' },
     { id: 'sim-openai', protocol: 'openai', baseUrl: 'http://127.0.0.1:9/v1', apiKey: 'test-upstream-key' },
   ];
   writeFileSync(join(dir, 'config.json'), JSON.stringify({ ...baseConfig(), providers }));
-  const proc = spawn(process.execPath, ['--import', join(dir, 'register.mjs'), GATEWAY, '--config', join(dir, 'config.json'), '--host', '127.0.0.1', '--port', '0'], { cwd: dir, env: { PATH: process.env.PATH }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, ['--import', hook, GATEWAY, '--config', join(dir, 'config.json'), '--host', '127.0.0.1', '--port', '0'], { cwd: dir, env: { PATH: process.env.PATH, LOADED_FILE: loaded }, stdio: ['ignore', 'pipe', 'pipe'] });
   const exited = new Promise((resolve) => proc.once('exit', resolve));
   const listening = await new Promise<boolean>((resolve) => {
     createInterface({ input: proc.stdout! }).on('line', (l) => {
@@ -46,19 +55,16 @@ t.test('a gateway with real providers and no limits starts without the Redis cli
   for (const [what, re] of forbidden) t.same(urls.filter((u) => re.test(u)), [], `${what}: not loaded`);
 });
 
-/** the module URLs bin/gateway loads for `args` (its exit code too), through the load hook above */
+/** What bin/gateway run with `args` in `cwd` prints (either stream: a subcommand's --help goes to stderr), its exit code and the module URLs it loaded (loadHook). */
 async function loadedBy(args: string[], cwd: string): Promise<{ code: number | null; urls: string[]; printed: string }> {
-  const loaded = join(cwd, `loaded-${args.join('-').replace(/[^a-z-]/g, '')}.txt`);
-  writeFileSync(join(cwd, 'hooks.mjs'), `import { appendFileSync } from 'node:fs';\nexport async function load(url, context, next) { appendFileSync(process.env.LOADED_FILE, url + '\\n'); return next(url, context); }\n`);
-  writeFileSync(join(cwd, 'register.mjs'), `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(join(cwd, 'hooks.mjs')).href)});\n`);
+  const loaded = join(mkdtempSync(join(cwd, 'run-')), 'loaded.txt');
   writeFileSync(loaded, '');
-  const proc = spawn(process.execPath, ['--import', join(cwd, 'register.mjs'), GATEWAY, ...args], { cwd, env: { PATH: process.env.PATH, LOADED_FILE: loaded }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  // what it prints, either stream (a subcommand's --help goes to stderr)
-  proc.stdout!.on('data', (c: Buffer) => (stdout += c.toString()));
-  proc.stderr!.on('data', (c: Buffer) => (stdout += c.toString()));
+  const proc = spawn(process.execPath, ['--import', loadHook(cwd), GATEWAY, ...args], { cwd, env: { PATH: process.env.PATH, LOADED_FILE: loaded }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let printed = '';
+  proc.stdout!.on('data', (c: Buffer) => (printed += c.toString()));
+  proc.stderr!.on('data', (c: Buffer) => (printed += c.toString()));
   const code = await new Promise<number | null>((resolve) => proc.once('exit', resolve));
-  return { code, urls: readFileSync(loaded, 'utf8').split('\n').filter(Boolean), printed: stdout };
+  return { code, urls: readFileSync(loaded, 'utf8').split('\n').filter(Boolean), printed };
 }
 
 t.test('--help and the CLIs answer without loading the server, its services or the HTTP client', async (t) => {
