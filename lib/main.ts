@@ -77,13 +77,6 @@ export async function startGateway(opts: StartOptions): Promise<void> {
     log,
   );
   const url = await listen(gateway.server, config.listen.port, config.listen.host);
-  if (worker !== null) {
-    log.info({ url, pid: process.pid }, 'worker listening');
-    worker.listening(url, shared.sim?.url ?? null);
-  } else {
-    log.info({ url, config: source, sim: shared.sim?.url, pid: process.pid }, 'listening');
-    process.stderr.write(startBanner(url, demoKey, gateway.state().config));
-  }
   if (shared.released > 0) log.warn({ released: shared.released }, 'released reservations left by a previous process');
 
   let stopping = false;
@@ -122,4 +115,13 @@ export async function startGateway(opts: StartOptions): Promise<void> {
   process.on('SIGHUP', () => {
     if (!stopping) void reloader.reload();
   });
+  // announced only now: a supervisor may signal the gateway as soon as it reads the line, and a signal
+  // that came before its handler would end the process (node's default for SIGHUP, SIGTERM, SIGINT)
+  if (worker !== null) {
+    log.info({ url, pid: process.pid }, 'worker listening');
+    worker.listening(url, shared.sim?.url ?? null);
+  } else {
+    log.info({ url, config: source, sim: shared.sim?.url, pid: process.pid }, 'listening');
+    process.stderr.write(startBanner(url, demoKey, gateway.state().config));
+  }
 }
