@@ -7,6 +7,7 @@
 import { GatewayError } from '../lib/errors.js';
 // the server (lib/main.js) is loaded only to serve: --help and the CLIs never load it
 import { parseCommandLine, resolveConfig } from '../lib/command-line.js';
+import { holdReloads } from '../lib/held-reloads.js';
 
 const USAGE = `usage:
   gateway [--config FILE] [--host HOST] [--port N] [--record DIR] [--workers N|auto]
@@ -36,8 +37,10 @@ async function main(argv: string[]): Promise<number | null> {
   }
   const { command, options } = parsed;
   if (command === null) {
+    // SIGHUP is held from here on, not only once the server is up (held-reloads.ts)
+    const held = holdReloads();
     const { startGateway } = await import('../lib/main.js');
-    await startGateway(options);
+    await startGateway(options, held);
     return null;
   }
   if (command === 'router') {

@@ -8,6 +8,7 @@ import { createGateway } from './server.js';
 import { openSharedServices } from './services.js';
 import { listen } from './listen.js';
 import { ConfigReloader, servingState } from './reload.js';
+import type { HeldReloads } from './held-reloads.js';
 import { watchNpmParent } from './parent-watch.js';
 import { unitsToUsd } from './pricing.js';
 import type { Unsettled } from './store/settle-backlog.js';
@@ -47,14 +48,15 @@ export function reportUnsettled(left: readonly Unsettled[], log: Pick<Logger, 'e
   return 1;
 }
 
-export async function startGateway(opts: StartOptions): Promise<void> {
+/** Serves until stopped. `held`: SIGHUP held since the process started (bin/gateway); else it is taken here. */
+export async function startGateway(opts: StartOptions, held?: HeldReloads): Promise<void> {
   const { config, demoKey, source } = resolveConfig(opts);
   const log = createRootLogger(config.logLevel);
   // the cluster modules are imported only under --workers
   if (opts.workers !== undefined && cluster.isPrimary) {
     const { runPrimary, workerCount } = await import('./cluster/primary.js');
     const workers = workerCount(opts.workers);
-    await runPrimary({ config, workers, log, banner: (url) => startBanner(url, demoKey, config) });
+    await runPrimary({ config, workers, log, banner: (url) => startBanner(url, demoKey, config), held });
     return;
   }
   // a cluster worker: the primary prints the banner and the one `listening` line, and keeps the limits
@@ -111,10 +113,13 @@ export async function startGateway(opts: StartOptions): Promise<void> {
   process.on('SIGINT', () => stop('SIGINT'));
   // a worker whose primary is gone (killed) stops instead of serving on alone
   if (worker !== null) process.on('disconnect', () => stop('primary exited'));
-  // SIGHUP reloads the configuration (see reload.ts); it writes one line, reloaded or refused
-  process.on('SIGHUP', () => {
+  // SIGHUP reloads the configuration (see reload.ts); it writes one line, reloaded or refused. One
+  // asked for while the gateway started runs now.
+  const onReload = (): void => {
     if (!stopping) void reloader.reload();
-  });
+  };
+  if (held !== undefined) held.release(onReload);
+  else process.on('SIGHUP', onReload);
   // announced only now: a supervisor may signal the gateway as soon as it reads the line, and a signal
   // that came before its handler would end the process (node's default for SIGHUP, SIGTERM, SIGINT)
   if (worker !== null) {

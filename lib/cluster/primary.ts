@@ -15,6 +15,7 @@ import { StickyRoutes } from '../sticky.js';
 import { openStore } from '../store/open-store.js';
 import { isGatewayMessage, type PrimaryToWorker, type WorkerToPrimary } from './messages.js';
 import { PROCESS_SEAL_KEY_ENV, processSealKey } from '../search/seal.js';
+import type { HeldReloads } from '../held-reloads.js';
 
 /** a worker that dies sooner than this after it started is replaced only after this long (no crash loop) */
 const RESTART_BACKOFF_MS = 1000;
@@ -32,9 +33,11 @@ export interface PrimaryOptions {
   log: Logger;
   /** what the start banner says once every worker listens */
   banner(url: string): string;
+  /** SIGHUP held since the process started (bin/gateway); else it is taken here */
+  held?: HeldReloads;
 }
 
-export async function runPrimary({ config, workers, log, banner }: PrimaryOptions): Promise<void> {
+export async function runPrimary({ config, workers, log, banner, held }: PrimaryOptions): Promise<void> {
   if (config.store === 'sqlite::memory:') throw errors.workersNeedSharedStore(config.store);
   if (config.limits !== undefined) {
     // loaded only when configured: the Redis client is a few MB of start-up a gateway without `limits` never needs
@@ -131,10 +134,14 @@ export async function runPrimary({ config, workers, log, banner }: PrimaryOption
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
-  process.on('SIGHUP', () => {
+  // each worker holds SIGHUP from its own start (held-reloads.ts), so one relayed to a worker that is
+  // still starting is run once it serves
+  const relay = (): void => {
     if (stopping) return;
     for (const w of Object.values(cluster.workers ?? {})) w?.process.kill('SIGHUP');
-  });
+  };
+  if (held !== undefined) held.release(relay);
+  else process.on('SIGHUP', relay);
 
   for (let i = 0; i < workers; i++) fork();
 }
