@@ -13,7 +13,7 @@ import { baseConfig, startGateway } from '../helpers/gateway.js';
 import { eventually } from '../helpers/messages.js';
 import { ROOT } from '../helpers/paths.js';
 
-const ROUNDS = 3;
+const ROUNDS = 2;
 
 t.test('SIGHUP at the listening line reloads the config; the gateway keeps serving', async (t) => {
   for (let i = 0; i < ROUNDS; i++) {
