@@ -8,7 +8,7 @@ import { createGateway } from './server.js';
 import { openSharedServices } from './services.js';
 import { listen } from './listen.js';
 import { ConfigReloader, servingState } from './reload.js';
-import type { HeldReloads } from './held-reloads.js';
+import { holdReloads, type HeldReloads } from './held-reloads.js';
 import { watchNpmParent } from './parent-watch.js';
 import { unitsToUsd } from './pricing.js';
 import type { Unsettled } from './store/settle-backlog.js';
@@ -48,8 +48,8 @@ export function reportUnsettled(left: readonly Unsettled[], log: Pick<Logger, 'e
   return 1;
 }
 
-/** Serves until stopped. `held`: SIGHUP held since the process started (bin/gateway); else it is taken here. */
-export async function startGateway(opts: StartOptions, held?: HeldReloads): Promise<void> {
+/** Serves until stopped. `held`: SIGHUP as bin/gateway held it from the process's first steps (else from here). */
+export async function startGateway(opts: StartOptions, held: HeldReloads = holdReloads()): Promise<void> {
   const { config, demoKey, source } = resolveConfig(opts);
   const log = createRootLogger(config.logLevel);
   // the cluster modules are imported only under --workers
@@ -115,11 +115,9 @@ export async function startGateway(opts: StartOptions, held?: HeldReloads): Prom
   if (worker !== null) process.on('disconnect', () => stop('primary exited'));
   // SIGHUP reloads the configuration (see reload.ts); it writes one line, reloaded or refused. One
   // asked for while the gateway started runs now.
-  const onReload = (): void => {
+  held.release(() => {
     if (!stopping) void reloader.reload();
-  };
-  if (held !== undefined) held.release(onReload);
-  else process.on('SIGHUP', onReload);
+  });
   // announced only now: a supervisor may signal the gateway as soon as it reads the line, and a signal
   // that came before its handler would end the process (node's default for SIGHUP, SIGTERM, SIGINT)
   if (worker !== null) {

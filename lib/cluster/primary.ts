@@ -33,8 +33,8 @@ export interface PrimaryOptions {
   log: Logger;
   /** what the start banner says once every worker listens */
   banner(url: string): string;
-  /** SIGHUP held since the process started (bin/gateway); else it is taken here */
-  held?: HeldReloads;
+  /** SIGHUP, held since the process started (bin/gateway): released to the relay below */
+  held: HeldReloads;
 }
 
 export async function runPrimary({ config, workers, log, banner, held }: PrimaryOptions): Promise<void> {
@@ -136,12 +136,10 @@ export async function runPrimary({ config, workers, log, banner, held }: Primary
   process.on('SIGINT', () => stop('SIGINT'));
   // each worker holds SIGHUP from its own start (held-reloads.ts), so one relayed to a worker that is
   // still starting is run once it serves
-  const relay = (): void => {
+  held.release(() => {
     if (stopping) return;
     for (const w of Object.values(cluster.workers ?? {})) w?.process.kill('SIGHUP');
-  };
-  if (held !== undefined) held.release(relay);
-  else process.on('SIGHUP', relay);
+  });
 
   for (let i = 0; i < workers; i++) fork();
 }

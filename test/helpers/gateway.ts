@@ -109,7 +109,18 @@ export function withModels(config: Record<string, unknown>, models: Record<strin
   return { ...config, models: [...(config.models as Record<string, unknown>[]), ...models] };
 }
 
-export async function startGateway(config: Record<string, unknown> = baseConfig(), opts: { env?: NodeJS.ProcessEnv; args?: string[] } = {}): Promise<RunningGateway> {
+/** A bin/gateway just spawned: its process and log lines so far, and its `listening` line to come. */
+export interface LaunchedGateway {
+  proc: ChildProcess;
+  configFile: string;
+  logs: Record<string, unknown>[];
+  stderr: string[];
+  /** the `listening` log line; rejects when the process exits before it */
+  listening: Promise<Record<string, unknown>>;
+}
+
+/** Spawns bin/gateway with `config` on a free port, without waiting for it (startGateway waits). */
+export function launchGateway(config: Record<string, unknown> = baseConfig(), opts: { env?: NodeJS.ProcessEnv; args?: string[] } = {}): LaunchedGateway {
   const dir = mkdtempSync(join(tmpdir(), 'gw-test-'));
   const file = join(dir, 'config.json');
   writeFileSync(file, JSON.stringify(config));
@@ -134,6 +145,11 @@ export async function startGateway(config: Record<string, unknown> = baseConfig(
     });
     proc.once('exit', (code) => reject(new Error(`gateway exited with ${code} before listening: ${stderr.join('\n')}`)));
   });
+  return { proc, configFile: file, logs, stderr, listening };
+}
+
+export async function startGateway(config: Record<string, unknown> = baseConfig(), opts: { env?: NodeJS.ProcessEnv; args?: string[] } = {}): Promise<RunningGateway> {
+  const { proc, configFile: file, logs, stderr, listening } = launchGateway(config, opts);
   const rec = await listening;
   const url = rec.url as string;
   const simUrl = (rec.sim as string | undefined) ?? '';

@@ -14,7 +14,6 @@ function startWith(dir: string, path: string): Promise<{ code: number | null; st
   writeFileSync(file, JSON.stringify({ ...baseConfig(), store: `sqlite:${path}` }));
   const proc = spawn(process.execPath, [join(ROOT, 'dist/bin/gateway.js'), '--config', file, '--port', '0'], {
     cwd: dir,
-    env: { ...process.env, NODE_OPTIONS: '' },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';

@@ -27,8 +27,8 @@ async function npmStart(t: Test): Promise<NpmStart> {
   const dir = mkdtempSync(join(tmpdir(), 'gw-npm-start-'));
   const file = join(dir, 'config.json');
   writeFileSync(file, JSON.stringify(baseConfig({ listen: { host: '127.0.0.1', port: 0 }, store: `sqlite:${join(dir, 'gw.db')}` })));
-  // without the test runner's NODE_OPTIONS (its loader hooks) and npm's update check
-  const env = { ...process.env, NODE_OPTIONS: '', npm_config_update_notifier: 'false' };
+  // without npm's update check
+  const env = { ...process.env, npm_config_update_notifier: 'false' };
   const npm = spawn('npm', ['start', '--', '--config', file], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   const logs: Record<string, unknown>[] = [];
   const closed = new Promise<void>((resolve) => npm.stdout!.once('end', () => resolve()));

@@ -2,16 +2,11 @@
 // a stop (SIGTERM) sent then is handled, never the signal's default action that ends the process
 // (lib/main.ts installs its handlers before it announces itself). A reload asked for while it still
 // starts is held and runs once it serves (lib/held-reloads.ts, from bin/gateway's first steps).
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createInterface } from 'node:readline';
+import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import t from 'tap';
-import { baseConfig, startGateway } from '../helpers/gateway.js';
+import { baseConfig, launchGateway, startGateway } from '../helpers/gateway.js';
 import { eventually } from '../helpers/messages.js';
-import { ROOT } from '../helpers/paths.js';
 
 const ROUNDS = 2;
 
@@ -52,31 +47,21 @@ function catchesSighup(pid: number): boolean {
 }
 
 t.test('SIGHUP while the gateway starts: held, and the reload runs once it serves', { skip: process.platform === 'linux' ? false : 'reads /proc' }, async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'gw-hup-start-'));
-  const file = join(dir, 'config.json');
-  writeFileSync(file, JSON.stringify(baseConfig()));
-  const proc = spawn(process.execPath, [join(ROOT, 'dist/bin/gateway.js'), '--config', file, '--port', '0'], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+  const gw = launchGateway(baseConfig());
+  const { proc, logs } = gw;
   t.teardown(() => proc.kill('SIGKILL'));
-  const logs: Record<string, unknown>[] = [];
-  createInterface({ input: proc.stdout! }).on('line', (l) => {
-    try {
-      logs.push(JSON.parse(l) as Record<string, unknown>);
-    } catch {
-      // the banner
-    }
-  });
   // the first moment the process handles SIGHUP at all
   while (!catchesSighup(proc.pid!) && proc.exitCode === null) await sleep(2);
   const sentAt = Date.now();
   proc.kill('SIGHUP');
-  const listening = await eventually(async () => logs.find((l) => l.msg === 'listening'), 10_000);
+  const listening = await gw.listening;
   const reload = await eventually(async () => logs.find((l) => typeof l.msg === 'string' && l.msg.startsWith('config reload')), 5000);
   t.equal(proc.signalCode, null, 'not ended by the signal');
-  t.ok(listening !== undefined && Date.parse(listening.time as string) > sentAt, 'the signal came before the gateway was listening');
+  t.ok(Date.parse(listening.time as string) > sentAt, 'the signal came before the gateway was listening');
   t.match(reload, { msg: 'config reloaded' }, 'the reload ran');
-  t.ok(logs.indexOf(reload!) > logs.indexOf(listening!), 'once it served');
+  t.ok(logs.indexOf(reload!) > logs.indexOf(listening), 'once it served');
   t.equal(logs.filter((l) => typeof l.msg === 'string' && l.msg.startsWith('config reload')).length, 1, 'once');
-  const res = await fetch(`${listening!.url as string}/healthz`);
+  const res = await fetch(`${listening.url as string}/healthz`);
   t.equal(res.status, 200, 'serving');
   await res.arrayBuffer();
   proc.kill('SIGTERM');

@@ -20,7 +20,7 @@ function runGateway(config: Record<string, unknown>): Promise<{ code: number | n
   const dir = mkdtempSync(join(tmpdir(), 'gw-pg-open-'));
   const file = join(dir, 'config.json');
   writeFileSync(file, JSON.stringify(config));
-  const proc = spawn(process.execPath, [join(ROOT, 'dist/bin/gateway.js'), '--config', file, '--port', '0'], { cwd: dir, env: { ...process.env, NODE_OPTIONS: '' } });
+  const proc = spawn(process.execPath, [join(ROOT, 'dist/bin/gateway.js'), '--config', file, '--port', '0'], { cwd: dir });
   let out = '';
   proc.stdout.on('data', (b: Buffer) => (out += b.toString('utf8')));
   proc.stderr.on('data', (b: Buffer) => (out += b.toString('utf8')));
